@@ -1,0 +1,1 @@
+"""rerun_safe harness: prove that re-running a dbt project is safe."""
