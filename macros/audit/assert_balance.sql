@@ -1,0 +1,5 @@
+{#- Post-hook (inside the model's transaction): fail the statement, and so roll back the
+    model's data and its progress row together, when `condition` is false. -#}
+{% macro assert_balance(condition, message) %}
+    select case when not ({{ condition }}) then {{ rerun_safe.raise_error('rerun_safe balance check failed: ' ~ message) }} end as balance_check
+{% endmacro %}

@@ -1,0 +1,93 @@
+{#- Revenue by (company_id, revenue_date, currency), replaced by whole revenue_date partitions.
+    A run replaces every day that any copy of a changed event touches: the day a moved event
+    left, the day it moved to, the days a correction applied late rows to. A day left with no
+    contributing event comes out as one marker row (event_count = 0) that only empties the
+    partition (partition_keep_rows). -#}
+{{
+    config(
+        incremental_strategy='replace_partitions',
+        partition_column='revenue_date',
+        partition_keep_rows='event_count > 0',
+        post_hook=[
+            "{{ rerun_safe.log_model_run({
+                'days': 'select count(distinct revenue_date) from ' ~ this,
+                'gross_cents': 'select coalesce(sum(gross_cents), 0) from ' ~ this,
+                'refunded_cents': 'select coalesce(sum(refunded_cents), 0) from ' ~ this,
+                'net_cents': 'select coalesce(sum(net_cents), 0) from ' ~ this,
+            }) }}",
+            "{{ rerun_safe.assert_balance(
+                '(select coalesce(sum(net_cents), 0) from ' ~ this ~ ') = (select coalesce(sum(signed_amount_cents), 0) from ' ~ ref('int_event_copies_classified') ~ ' where copy_status = \\'current\\')',
+                'fct_daily_revenue net_cents != signed amounts of current copies'
+            ) }}",
+        ],
+    )
+}}
+
+with
+
+copies as (
+    select * from {{ ref('int_event_copies_classified') }}
+),
+
+changed_events as (
+    {{ rerun_safe.changed_events_sql(ref('int_event_copies_classified')) }}
+),
+
+affected_days as (
+    select distinct copies.revenue_date
+    from copies
+    inner join changed_events
+        on copies.event_id = changed_events.event_id
+),
+
+contributing as (
+    select copies.*
+    from copies
+    inner join affected_days
+        on copies.revenue_date = affected_days.revenue_date
+    where copies.copy_status = 'current'
+),
+
+totals as (
+    select
+        contributing.company_id,
+        contributing.revenue_date,
+        contributing.currency,
+        cast(sum(case when contributing.event_type = 'sale' then contributing.amount_cents else 0 end) as bigint) as gross_cents,
+        cast(sum(case when contributing.event_type = 'refund' then contributing.amount_cents else 0 end) as bigint) as refunded_cents,
+        count(*) as event_count
+    from contributing
+    group by contributing.company_id, contributing.revenue_date, contributing.currency
+),
+
+emptied_days as (
+    select
+        cast(null as varchar) as company_id,
+        affected_days.revenue_date,
+        cast(null as varchar) as currency,
+        cast(0 as bigint) as gross_cents,
+        cast(0 as bigint) as refunded_cents,
+        cast(0 as bigint) as event_count
+    from affected_days
+    where affected_days.revenue_date not in (select totals.revenue_date from totals)
+),
+
+final as (
+    select
+        days.company_id,
+        days.revenue_date,
+        days.currency,
+        days.gross_cents,
+        days.refunded_cents,
+        days.gross_cents - days.refunded_cents as net_cents,
+        days.event_count
+    from (
+        select * from totals
+        {%- if is_incremental() %}
+        union all
+        select * from emptied_days
+        {%- endif %}
+    ) as days
+)
+
+select * from final

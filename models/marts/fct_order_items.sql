@@ -1,0 +1,109 @@
+{#- One row per order item with at least one contributing event. Incremental: every item that
+    any copy of a changed event touches is recomputed from its contributing events and merged
+    on (company_id, order_item_id); an item left with no contributing event (its event moved
+    away, or became a conflict) comes out with event_count = 0 and the merge deletes it. -#}
+{{
+    config(
+        incremental_strategy='merge',
+        unique_key=['company_id', 'order_item_id'],
+        merge_clauses={
+            'when_matched': [
+                {'condition': 'DBT_INTERNAL_SOURCE.event_count = 0', 'action': 'delete'},
+                {'action': 'update', 'mode': 'by_name'},
+            ],
+            'when_not_matched': [
+                {'condition': 'DBT_INTERNAL_SOURCE.event_count > 0', 'action': 'insert', 'mode': 'by_name'},
+            ],
+        },
+        post_hook=[
+            "{{ rerun_safe.log_model_run({
+                'items': 'select count(*) from ' ~ this,
+                'gross_cents': 'select coalesce(sum(gross_cents), 0) from ' ~ this,
+                'refunded_cents': 'select coalesce(sum(refunded_cents), 0) from ' ~ this,
+                'net_cents': 'select coalesce(sum(net_cents), 0) from ' ~ this,
+            }) }}",
+            "{{ rerun_safe.assert_balance(
+                '(select coalesce(sum(net_cents), 0) from ' ~ this ~ ') = (select coalesce(sum(signed_amount_cents), 0) from ' ~ ref('int_event_copies_classified') ~ ' where copy_status = \\'current\\')',
+                'fct_order_items net_cents != signed amounts of current copies'
+            ) }}",
+        ],
+    )
+}}
+
+with
+
+copies as (
+    select * from {{ ref('int_event_copies_classified') }}
+),
+
+changed_events as (
+    {{ rerun_safe.changed_events_sql(ref('int_event_copies_classified')) }}
+),
+
+affected_items as (
+    select distinct
+        copies.company_id,
+        copies.order_item_id
+    from copies
+    inner join changed_events
+        on copies.event_id = changed_events.event_id
+),
+
+contributing as (
+    select copies.*
+    from copies
+    inner join affected_items
+        on
+            copies.company_id = affected_items.company_id
+            and copies.order_item_id = affected_items.order_item_id
+    where copies.copy_status = 'current'
+),
+
+totals as (
+    select
+        contributing.company_id,
+        contributing.order_item_id,
+        cast(sum(case when contributing.event_type = 'sale' then contributing.amount_cents else 0 end) as bigint) as gross_cents,
+        cast(sum(case when contributing.event_type = 'refund' then contributing.amount_cents else 0 end) as bigint) as refunded_cents,
+        count(*) as event_count,
+        min(contributing.event_time) as first_event_time,
+        max(contributing.event_time) as last_event_time
+    from contributing
+    group by contributing.company_id, contributing.order_item_id
+),
+
+latest_event as (
+    {{ rerun_safe.dedupe_by_key(
+        'contributing',
+        ['company_id', 'order_item_id'],
+        ['event_time desc', 'event_id desc'],
+    ) }}
+),
+
+final as (
+    select
+        affected_items.company_id,
+        affected_items.order_item_id,
+        latest_event.order_id,
+        latest_event.currency,
+        coalesce(totals.gross_cents, 0) as gross_cents,
+        coalesce(totals.refunded_cents, 0) as refunded_cents,
+        coalesce(totals.gross_cents, 0) - coalesce(totals.refunded_cents, 0) as net_cents,
+        coalesce(totals.event_count, 0) as event_count,
+        totals.first_event_time,
+        totals.last_event_time
+    from affected_items
+    left join totals
+        on
+            affected_items.company_id = totals.company_id
+            and affected_items.order_item_id = totals.order_item_id
+    left join latest_event
+        on
+            affected_items.company_id = latest_event.company_id
+            and affected_items.order_item_id = latest_event.order_item_id
+    {%- if not is_incremental() %}
+    where totals.event_count > 0
+    {%- endif %}
+)
+
+select * from final

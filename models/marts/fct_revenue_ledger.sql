@@ -1,0 +1,169 @@
+{#- The exactly-once ledger: append-only postings. For each event whose copies changed, its
+    current contribution (company, day, currency, signed amount) is compared with its open
+    entries (entries not reversed yet): an open entry that no longer matches is reversed
+    (a posting that negates it), a contribution with no open entry gets a new entry. A replay
+    changes no contribution, so it posts nothing. posting_id is deterministic: a reversal is
+    named after the entry it reverses, an entry after its event, contribution and how many
+    times that same contribution was entered before.
+
+    full_refresh=false: --full-refresh never rebuilds the history; it makes this model compare
+    every event instead of the changed ones, and post whatever differs (normally nothing). -#}
+{{
+    config(
+        incremental_strategy='append',
+        full_refresh=false,
+        meta={'rerun_safe': {
+            'compare': 'history',
+            'group_by': ['company_id', 'revenue_date', 'currency'],
+            'sum_columns': ['amount_cents'],
+            'volatile_columns': ['posted_run_seq'],
+        }},
+        post_hook=[
+            "{{ rerun_safe.log_model_run({
+                'postings': 'select count(*) from ' ~ this ~ ' where posted_run_seq = ' ~ rerun_safe.current_run_seq(),
+                'reversals': 'select count(*) from ' ~ this ~ ' where posted_run_seq = ' ~ rerun_safe.current_run_seq() ~ ' and posting_type = \\'reversal\\'',
+                'posted_cents': 'select coalesce(sum(amount_cents), 0) from ' ~ this ~ ' where posted_run_seq = ' ~ rerun_safe.current_run_seq(),
+                'balance_cents': 'select coalesce(sum(amount_cents), 0) from ' ~ this,
+            }) }}",
+            "{{ rerun_safe.assert_balance(
+                '(select coalesce(sum(amount_cents), 0) from ' ~ this ~ ') = (select coalesce(sum(net_cents), 0) from ' ~ ref('fct_daily_revenue') ~ ')',
+                'ledger balance != fct_daily_revenue net_cents'
+            ) }}",
+        ],
+    )
+}}
+
+-- depends_on: {{ ref('fct_daily_revenue') }}
+
+with
+
+copies as (
+    select * from {{ ref('int_event_copies_classified') }}
+),
+
+changed_events as (
+    {{ rerun_safe.changed_events_sql(ref('int_event_copies_classified')) }}
+),
+
+contributions as (
+    select
+        copies.event_id,
+        copies.company_id,
+        copies.revenue_date,
+        copies.currency,
+        copies.signed_amount_cents as amount_cents,
+        {{ rerun_safe.stable_hash([
+            'copies.event_id', 'copies.company_id', 'copies.revenue_date',
+            'copies.currency', 'copies.signed_amount_cents',
+        ]) }} as contribution_key
+    from copies
+    inner join changed_events
+        on copies.event_id = changed_events.event_id
+    where copies.copy_status = 'current'
+),
+
+{%- if is_incremental() %}
+
+postings_in_scope as (
+    select ledger.*
+    from {{ this }} as ledger
+    inner join changed_events
+        on ledger.event_id = changed_events.event_id
+),
+{%- else %}
+
+postings_in_scope as (
+    select
+        cast(null as varchar) as posting_id,
+        cast(null as varchar) as posting_type,
+        cast(null as varchar) as reverses_posting_id,
+        cast(null as varchar) as event_id,
+        cast(null as varchar) as company_id,
+        cast(null as date) as revenue_date,
+        cast(null as varchar) as currency,
+        cast(null as bigint) as amount_cents,
+        cast(null as varchar) as contribution_key,
+        cast(null as bigint) as posted_run_seq
+    where false
+),
+{%- endif %}
+
+open_entries as (
+    select entries.*
+    from postings_in_scope as entries
+    where
+        entries.posting_type = 'entry'
+        and entries.posting_id not in (
+            select reversals.reverses_posting_id
+            from postings_in_scope as reversals
+            where reversals.posting_type = 'reversal'
+        )
+),
+
+entries_so_far as (
+    select
+        postings_in_scope.event_id,
+        postings_in_scope.contribution_key,
+        count(*) as times_entered
+    from postings_in_scope
+    where postings_in_scope.posting_type = 'entry'
+    group by postings_in_scope.event_id, postings_in_scope.contribution_key
+),
+
+reversals as (
+    select
+        {{ rerun_safe.stable_hash(["'reversal'", 'open_entries.posting_id']) }} as posting_id,
+        'reversal' as posting_type,
+        open_entries.posting_id as reverses_posting_id,
+        open_entries.event_id,
+        open_entries.company_id,
+        open_entries.revenue_date,
+        open_entries.currency,
+        -open_entries.amount_cents as amount_cents,
+        open_entries.contribution_key
+    from open_entries
+    left join contributions
+        on
+            open_entries.event_id = contributions.event_id
+            and open_entries.contribution_key = contributions.contribution_key
+    where contributions.event_id is null
+),
+
+new_entries as (
+    select
+        {{ rerun_safe.stable_hash([
+            "'entry'", 'contributions.event_id', 'contributions.contribution_key',
+            'coalesce(entries_so_far.times_entered, 0)',
+        ]) }} as posting_id,
+        'entry' as posting_type,
+        cast(null as varchar) as reverses_posting_id,
+        contributions.event_id,
+        contributions.company_id,
+        contributions.revenue_date,
+        contributions.currency,
+        contributions.amount_cents,
+        contributions.contribution_key
+    from contributions
+    left join open_entries
+        on
+            contributions.event_id = open_entries.event_id
+            and contributions.contribution_key = open_entries.contribution_key
+    left join entries_so_far
+        on
+            contributions.event_id = entries_so_far.event_id
+            and contributions.contribution_key = entries_so_far.contribution_key
+    where open_entries.posting_id is null
+),
+
+final as (
+    select
+        postings.*,
+        {{ rerun_safe.current_run_seq() }} as posted_run_seq
+    from (
+        select * from reversals
+        union all
+        select * from new_entries
+    ) as postings
+)
+
+select * from final

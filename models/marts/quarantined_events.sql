@@ -1,0 +1,91 @@
+{#- One row per rejected landed row, with the reason, the file and line it came from and its
+    raw values: invalid rows (reason from staging validation) and every row of a conflicting
+    version (`conflicting_version`). Nothing is dropped silently; the row count of this table
+    is part of the balance (docs/semantics.md). -#}
+{{
+    config(
+        incremental_strategy='merge',
+        unique_key='quarantine_id',
+        meta={'rerun_safe': {'volatile_columns': ['quarantined_run_seq']}},
+        post_hook=[
+            "{{ rerun_safe.log_model_run({
+                'quarantined_this_run': 'select count(*) from ' ~ this ~ ' where quarantined_run_seq = ' ~ rerun_safe.current_run_seq(),
+                'quarantined_total': 'select count(*) from ' ~ this,
+            }) }}",
+        ],
+    )
+}}
+
+with
+
+staged as (
+    select * from {{ ref('stg_landing__events') }}
+),
+
+copies as (
+    select * from {{ ref('int_event_copies_classified') }}
+),
+
+invalid_rows as (
+    select
+        staged.*,
+        staged.invalid_reason as reason
+    from staged
+    where
+        staged.invalid_reason is not null
+        {%- if is_incremental() %}
+        and staged._loaded_run_seq > {{ rerun_safe.last_committed_seq() }}
+        {%- endif %}
+),
+
+conflicting_versions as (
+    select distinct
+        copies.event_id,
+        copies.version
+    from copies
+    where
+        copies.copy_status = 'conflicting'
+        {%- if is_incremental() %}
+        and copies._changed_run_seq > {{ rerun_safe.last_committed_seq() }}
+        {%- endif %}
+),
+
+conflicting_rows as (
+    select
+        staged.*,
+        'conflicting_version' as reason
+    from staged
+    inner join conflicting_versions
+        on
+            staged.event_id = conflicting_versions.event_id
+            and staged.version = conflicting_versions.version
+    where staged.invalid_reason is null
+),
+
+rejected as (
+    select * from invalid_rows
+    union all
+    select * from conflicting_rows
+),
+
+final as (
+    select
+        rejected._row_id as quarantine_id,
+        rejected.reason,
+        rejected.source_file,
+        rejected.source_line,
+        rejected.event_id,
+        rejected.event_type,
+        rejected.company_id,
+        rejected.order_id,
+        rejected.order_item_id,
+        rejected.raw_amount_cents as amount_cents,
+        rejected.currency,
+        rejected.raw_event_time as event_time,
+        rejected.raw_ingested_at as ingested_at,
+        rejected.raw_version as version,
+        {{ rerun_safe.current_run_seq() }} as quarantined_run_seq
+    from rejected
+)
+
+select * from final
