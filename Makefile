@@ -1,0 +1,39 @@
+# Two commands for a newcomer: `make demo` (set up, generate sample deliveries, run the
+# pipeline, print what it did) and `make test` (lint + every test). See README.md.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+WAREHOUSE ?= target/rerun_safe.duckdb
+DELIVERIES ?= data/deliveries
+LANDING ?= data/landing
+
+.PHONY: setup demo test lint pytest bench bench-small harness clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.txt requirements.lock pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements.txt -c requirements.lock
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
+	touch $@
+
+demo: setup
+	$(BIN)/python -m harness demo --deliveries $(DELIVERIES) --landing $(LANDING) --warehouse $(WAREHOUSE)
+
+lint: setup
+	$(BIN)/sqlfluff lint models tests/dbt
+
+pytest: setup
+	$(BIN)/python -m pytest -n 2 -q
+
+test: lint pytest
+
+harness: setup
+	$(BIN)/python -m harness all --deliveries $(DELIVERIES) --junit reports/harness.xml --summary reports/harness.md
+
+bench: setup
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf target data reports logs bench/out

@@ -1,0 +1,5 @@
+"""`python -m harness <check>`."""
+
+from harness.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,75 @@
+"""Batches (metamorphic): other batch sizes and the reverse order must give the same tables."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from harness.compare import Purpose, compare_snapshots
+from harness.context import CheckContext, finish, manifest_of, selected_nodes
+from harness.deliveries import Batch, land, regroup
+from harness.results import CheckResult, Comparison
+from harness.warehouse import Snapshot
+from harness.workspace import Lane
+
+NAME = "batches"
+HELP = "split the deliveries into other batch sizes and orders; final tables must agree"
+NEEDS_DELIVERIES = True
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--keys-per-batch",
+        type=int,
+        default=2,
+        metavar="N",
+        help="size of the coarser split, in batch keys per build (default: 2)",
+    )
+
+
+def variants(batches: list[Batch], keys_per_batch: int) -> list[tuple[str, list[Batch]]]:
+    """The splits to compare, the natural one first; splits equal to an earlier one are dropped."""
+    candidates = [
+        ("one batch per key", batches),
+        ("all at once", regroup(batches, len(batches))),
+        (f"{keys_per_batch} keys per batch", regroup(batches, keys_per_batch)),
+        ("one batch per key, reverse order", list(reversed(batches))),
+    ]
+    seen: set[tuple[tuple[str, ...], ...]] = set()
+    unique = []
+    for name, split in candidates:
+        shape = tuple(tuple(str(f) for f in batch.files) for batch in split)
+        if shape not in seen:
+            seen.add(shape)
+            unique.append((name, split))
+    return unique
+
+
+def _build(ctx: CheckContext, lane: Lane, split: list[Batch]) -> None:
+    for batch in split:
+        land(batch.files, lane.landing)
+        lane.dbt("build", select=ctx.select)
+
+
+def run(ctx: CheckContext) -> CheckResult:
+    started = time.monotonic()
+    splits = variants(ctx.batches(), int(ctx.option("keys_per_batch", 2)))
+    lanes: list[Lane] = []
+    snapshots: list[Snapshot] = []
+    for index, (name, split) in enumerate(splits, start=1):
+        lane = ctx.lane(NAME, f"variant_{index}")
+        _build(ctx, lane, split)
+        lanes.append(lane)
+        snapshots.append(lane.snapshot(f"{name} ({len(split)} builds)"))
+    project = manifest_of(lanes[0].runs[0])
+    selected = selected_nodes(lanes[0].runs[0], ctx.select)
+    comparisons: list[Comparison] = [
+        compare_snapshots(
+            snapshots[0], other, project,
+            label=f"{snapshots[0].label} (-) vs {other.label} (+)",
+            purpose=Purpose.CONVERGE, selected=selected, sample_size=ctx.sample_size,
+        )
+        for other in snapshots[1:]
+    ]
+    notes = [] if comparisons else ["only one batch key: no other split to compare"]
+    return finish(NAME, started, comparisons, lanes, notes)

@@ -1,0 +1,45 @@
+"""Convergence: batch by batch (a build after each) vs everything at once with --full-refresh."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from harness.compare import Purpose, compare_snapshots
+from harness.context import CheckContext, finish, manifest_of, selected_nodes
+from harness.deliveries import land
+from harness.results import CheckResult
+
+NAME = "convergence"
+HELP = "incremental batch-by-batch builds must equal one full refresh of all deliveries"
+NEEDS_DELIVERIES = True
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    del parser  # no options of its own
+
+
+def run(ctx: CheckContext) -> CheckResult:
+    started = time.monotonic()
+    batches = ctx.batches()
+    incremental = ctx.lane(NAME, "batch_by_batch")
+    for batch in batches:
+        land(batch.files, incremental.landing)
+        incremental.dbt("build", select=ctx.select)
+    project = manifest_of(incremental.runs[0])
+    selected = selected_nodes(incremental.runs[0], ctx.select)
+
+    full = ctx.lane(NAME, "full_refresh")
+    land((f for batch in batches for f in batch.files), full.landing)
+    full.dbt("build", select=ctx.select, full_refresh=True)
+
+    comparison = compare_snapshots(
+        full.snapshot("full refresh"),
+        incremental.snapshot(f"batch by batch ({len(batches)} builds)"),
+        project,
+        label="full refresh (-) vs batch by batch (+)",
+        purpose=Purpose.CONVERGE,
+        selected=selected,
+        sample_size=ctx.sample_size,
+    )
+    return finish(NAME, started, [comparison], [incremental, full])

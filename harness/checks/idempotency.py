@@ -1,0 +1,67 @@
+"""Idempotency: build, snapshot, build again with the same inputs, diff every table."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from harness.compare import Purpose, compare_snapshots
+from harness.context import CheckContext, finish, manifest_of, selected_nodes
+from harness.deliveries import land
+from harness.results import CheckResult, Comparison
+
+NAME = "idempotency"
+HELP = "build twice with the same inputs; every table must be identical"
+NEEDS_DELIVERIES = False
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--per-model",
+        action="store_true",
+        help="after one full build, run each selected model twice on its own and diff its table",
+    )
+
+
+def run(ctx: CheckContext) -> CheckResult:
+    started = time.monotonic()
+    lane = ctx.lane(NAME, "rerun")
+    if ctx.deliveries is not None:
+        land((f for batch in ctx.batches() for f in batch.files), lane.landing)
+    uses_landing = ctx.deliveries is not None
+    first = lane.dbt("build", select=ctx.select, uses_landing=uses_landing)
+    project = manifest_of(first)
+    selected = selected_nodes(first, ctx.select)
+    comparisons: list[Comparison] = []
+    if ctx.option("per_model", False):
+        models = [
+            model for model in project.models
+            if model.resource_type == "model" and (selected is None or model.unique_id in selected)
+            and model.rerun_safe.compare != "skip"
+        ]
+        for model in models:
+            lane.dbt("run", select=(model.name,), uses_landing=uses_landing)
+            before = lane.snapshot(f"{model.name} run 1")
+            lane.dbt("run", select=(model.name,), uses_landing=uses_landing)
+            after = lane.snapshot(f"{model.name} run 2")
+            comparison = compare_snapshots(
+                before, after, project, label=f"dbt run -s {model.name} twice",
+                purpose=Purpose.RERUN, selected={model.unique_id}, sample_size=ctx.sample_size,
+            )
+            # Every other relation is "not selected" here: listing them per model is noise.
+            comparison.not_judged = [nj for nj in comparison.not_judged if nj.reason != "not selected"]
+            comparisons.append(comparison)
+        skipped = [m.name for m in project.models if m.rerun_safe.compare == "skip"]
+        notes = [f"not run on their own (compare = skip): {', '.join(skipped)}"] if skipped else []
+        return finish(NAME, started, comparisons, [lane], notes)
+
+    before = lane.snapshot("after build 1")
+    lane.dbt("build", select=ctx.select, uses_landing=uses_landing)
+    after = lane.snapshot("after build 2")
+    comparisons.append(
+        compare_snapshots(
+            before, after, project, label="build twice, same inputs",
+            purpose=Purpose.RERUN, selected=selected, sample_size=ctx.sample_size,
+        )
+    )
+    return finish(NAME, started, comparisons, [lane])

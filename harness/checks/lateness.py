@@ -1,0 +1,173 @@
+"""Lateness (informational): how late rows land, and what a watermark would route to the queue."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from pathlib import Path
+
+import duckdb
+
+from harness.context import CheckContext
+from harness.diff import quote
+from harness.project import project_vars
+from harness.results import CheckResult, Status
+
+NAME = "lateness"
+HELP = "lateness percentiles, histogram, rows beyond the watermark (informational)"
+NEEDS_DELIVERIES = True
+TIMESTAMP_FORMATS = ("%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%d %H:%M:%S")
+PERCENTILES = (("p50", 0.5), ("p90", 0.9), ("p95", 0.95), ("p99", 0.99), ("p99.9", 0.999))
+DEFAULT_ALLOWED_LATENESS_HOURS = 72.0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--event-time-column", default="event_time", metavar="COL")
+    parser.add_argument("--ingested-at-column", default="ingested_at", metavar="COL")
+    parser.add_argument(
+        "--allowed-lateness-hours", type=float, default=None, metavar="H",
+        help="watermark to evaluate (default: the project's var allowed_lateness_hours, else 72)",
+    )
+    parser.add_argument(
+        "--share", type=float, default=0.99, metavar="S",
+        help="report the allowed lateness that covers this share of rows (default: 0.99)",
+    )
+    parser.add_argument(
+        "--histogram", type=Path, default=None, metavar="PATH",
+        help="histogram PNG (default: lateness.png next to --summary, else next to --junit)",
+    )
+
+
+def _parse(column: str) -> str:
+    tries = ", ".join(f"try_strptime({quote(column)}, '{fmt}')" for fmt in TIMESTAMP_FORMATS)
+    return f"coalesce({tries})"
+
+
+def allowed_lateness(ctx: CheckContext) -> tuple[float, str]:
+    explicit = ctx.option("allowed_lateness_hours")
+    if explicit is not None:
+        return float(explicit), "--allowed-lateness-hours"
+    if "allowed_lateness_hours" in ctx.settings.vars:
+        return float(ctx.settings.vars["allowed_lateness_hours"]), "--vars"
+    declared = project_vars(ctx.settings.project_dir).get("allowed_lateness_hours")
+    if declared is not None:
+        return float(declared), "dbt_project.yml vars"
+    return DEFAULT_ALLOWED_LATENESS_HOURS, "default"
+
+
+def run(ctx: CheckContext) -> CheckResult:
+    started = time.monotonic()
+    files = [f for batch in ctx.batches() for f in batch.files if f.stat().st_size > 0]
+    if not files:
+        raise ValueError("every delivery file is empty: no lateness to compute")
+    event_col = str(ctx.option("event_time_column", "event_time"))
+    ingested_col = str(ctx.option("ingested_at_column", "ingested_at"))
+    share = float(ctx.option("share", 0.99))
+    if not 0 < share <= 1:
+        raise ValueError(f"--share must be in (0, 1], got {share}")
+    allowed, allowed_source = allowed_lateness(ctx)
+
+    con = duckdb.connect()
+    try:
+        con.execute(
+            f"""
+            create temp table lateness as
+            select epoch({_parse(ingested_col)} - {_parse(event_col)}) / 3600.0 as hours
+            from read_csv(?, all_varchar = true, header = true, union_by_name = true)
+            """,
+            [[str(f) for f in files]],
+        )
+        total, unparsed = con.execute(
+            "select count(*), count(*) filter (where hours is null) from lateness"
+        ).fetchone()  # type: ignore[misc]
+        if total == unparsed:
+            raise ValueError(
+                f"no row has both {event_col} and {ingested_col} parseable as "
+                + " or ".join(TIMESTAMP_FORMATS)
+            )
+        quantiles = ", ".join(f"quantile_cont(hours, {q})" for _, q in PERCENTILES)
+        row = con.execute(
+            f"""
+            select {quantiles}, max(hours), min(hours),
+                count(*) filter (where hours > ?), quantile_cont(hours, ?)
+            from lateness where hours is not null
+            """,
+            [allowed, share],
+        ).fetchone()
+        assert row is not None
+        hours = [float(h) for (h,) in con.execute("select hours from lateness where hours is not null").fetchall()]
+    finally:
+        con.close()
+
+    parsed = int(total) - int(unparsed)
+    metrics: dict[str, object] = {name: round(float(v), 3) for (name, _), v in zip(PERCENTILES, row)}
+    beyond = int(row[-2])
+    covering = float(row[-1])
+    metrics.update(
+        rows=int(total),
+        rows_unparseable=int(unparsed),
+        max=round(float(row[len(PERCENTILES)]), 3),
+        min=round(float(row[len(PERCENTILES) + 1]), 3),
+        allowed_lateness_hours=allowed,
+        allowed_lateness_source=allowed_source,
+        rows_beyond_watermark=beyond,
+        share_beyond_watermark=round(beyond / parsed, 6),
+        share=share,
+        hours_covering_share=round(covering, 3),
+        whole_hours_covering_share=max(0, math.ceil(covering)),
+    )
+    result = CheckResult(name=NAME, status=Status.PASS, metrics=metrics)
+    result.notes.append(
+        f"{beyond} of {parsed} rows ({beyond / parsed:.2%}) are later than {allowed:g} h "
+        f"({allowed_source}) and would wait in the correction queue; "
+        f"an allowed lateness of {math.ceil(covering)} h would cover {share:.1%} of rows"
+    )
+    if unparsed:
+        result.notes.append(f"{unparsed} row(s) with an unparseable timestamp are not counted")
+    histogram = _histogram_path(ctx)
+    if histogram is None:
+        result.notes.append("no histogram written: pass --histogram PATH or --summary PATH")
+    else:
+        write_histogram(hours, allowed, covering, share, histogram)
+        result.artifacts["histogram"] = str(histogram)
+    result.duration_s = time.monotonic() - started
+    return result
+
+
+def _histogram_path(ctx: CheckContext) -> Path | None:
+    explicit = ctx.option("histogram")
+    if explicit is not None:
+        return Path(explicit)
+    for report in ("summary", "junit"):
+        path = ctx.option(report)
+        if path is not None:
+            return Path(path).with_name("lateness.png")
+    return None
+
+
+def write_histogram(hours: list[float], allowed: float, covering: float, share: float, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    floor = 1 / 60  # rows on time or early are drawn at one minute: a log axis has no zero
+    values = np.clip(np.asarray(hours, dtype=float), floor, None)
+    upper = max(float(values.max()), allowed, covering, floor * 10)
+    bins = np.logspace(math.log10(floor), math.log10(upper * 1.05), 40)
+    figure, axis = plt.subplots(figsize=(8, 4.5))
+    try:
+        axis.hist(values, bins=bins, color="#4c72b0")
+        axis.set_xscale("log")
+        axis.axvline(allowed, color="#c44e52", linestyle="--", label=f"watermark {allowed:g} h")
+        axis.axvline(max(covering, floor), color="#55a868", linestyle=":", label=f"covers {share:.1%}: {covering:.1f} h")
+        axis.set_xlabel("lateness (ingested_at - event_time), hours, log scale")
+        axis.set_ylabel("rows")
+        axis.set_title(f"Lateness of {len(hours)} rows")
+        axis.legend()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        figure.savefig(path, dpi=100, bbox_inches="tight")
+    finally:
+        plt.close(figure)

@@ -1,0 +1,107 @@
+"""Compare two warehouse snapshots table by table, the way the project's models ask."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from enum import Enum
+
+import duckdb
+
+from harness.diff import Side, diff_sides, quote, relation_columns
+from harness.project import Model, Project
+from harness.results import Comparison, NotJudged, TableDiff
+from harness.warehouse import Relation, Snapshot
+
+
+class Purpose(str, Enum):
+    """Why two snapshots are compared; decides how history tables are judged."""
+
+    RERUN = "rerun"  # same inputs again (idempotency, replay): everything must be identical
+    CONVERGE = "converge"  # same inputs, other route (batches, full refresh): balances must match
+
+
+def _side(con: duckdb.DuckDBPyConnection, alias: str, relation: Relation, model: Model, history: bool) -> Side:
+    name = f"{alias}.{quote(relation.schema)}.{quote(relation.name)}"
+    if history:
+        meta = model.rerun_safe
+        groups = ", ".join(quote(col) for col in meta.group_by)
+        sums = ", ".join(f"sum({quote(col)}) as {quote(col)}" for col in meta.sum_columns)
+        name = f"(select {groups}, {sums} from {name} group by all)"
+    return Side(sql=name, columns=relation_columns(con, name))
+
+
+def compare_snapshots(
+    left: Snapshot,
+    right: Snapshot,
+    project: Project,
+    *,
+    label: str,
+    purpose: Purpose,
+    selected: Collection[str] | None = None,
+    sample_size: int = 5,
+) -> Comparison:
+    """Diff every relation of two snapshots; list every relation that is not judged, and why."""
+    comparison = Comparison(label=label, left=left.label, right=right.label)
+    models = project.by_relation()
+    left_relations = {relation.key: relation for relation in left.relations}
+    right_relations = {relation.key: relation for relation in right.relations}
+    con = duckdb.connect()
+    try:
+        con.execute(f"attach '{left.path}' as l (read_only)")
+        con.execute(f"attach '{right.path}' as r (read_only)")
+        for key in sorted(set(left_relations) | set(right_relations)):
+            relation = left_relations.get(key) or right_relations[key]
+            model = models.get(key)
+            reason = _not_judged_reason(model, selected)
+            if reason:
+                comparison.not_judged.append(NotJudged(relation.display_name, reason))
+                continue
+            assert model is not None
+            history = model.rerun_safe.compare == "history" and purpose is Purpose.CONVERGE
+            if history and not (model.rerun_safe.group_by and model.rerun_safe.sum_columns):
+                raise ValueError(
+                    f"{model.name}: meta.rerun_safe.compare = history needs group_by and sum_columns"
+                )
+            if key not in left_relations or key not in right_relations:
+                comparison.diffs.append(
+                    TableDiff(
+                        table=relation.display_name,
+                        mode="history" if history else "exact",
+                        missing_on="left" if key not in left_relations else "right",
+                    )
+                )
+                continue
+            comparison.diffs.append(
+                diff_sides(
+                    con,
+                    relation.display_name,
+                    _side(con, "l", left_relations[key], model, history),
+                    _side(con, "r", right_relations[key], model, history),
+                    key=model.rerun_safe.group_by if history else model.unique_key,
+                    excluded=model.rerun_safe.volatile_columns,
+                    mode="history" if history else "exact",
+                    sample_size=sample_size,
+                )
+            )
+        present = set(left_relations) | set(right_relations)
+        for model in project.models:
+            if model.relation_key in present:
+                continue
+            if selected is not None and model.unique_id not in selected:
+                continue
+            comparison.not_judged.append(
+                NotJudged(model.display_name, "model not found in either warehouse")
+            )
+    finally:
+        con.close()
+    return comparison
+
+
+def _not_judged_reason(model: Model | None, selected: Collection[str] | None) -> str:
+    if model is None:
+        return "not a model of the project (created outside the DAG, e.g. by a hook)"
+    if selected is not None and model.unique_id not in selected:
+        return "not selected"
+    if model.rerun_safe.compare == "skip":
+        return "meta.rerun_safe.compare = skip: " + (model.rerun_safe.reason or "no reason given")
+    return ""

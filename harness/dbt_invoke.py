@@ -1,0 +1,154 @@
+"""Run dbt in-process (dbtRunner) against a chosen warehouse file and landing folder."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+WAREHOUSE_ENV_VAR = "DBT_DUCKDB_PATH"
+# Statuses in run_results.json that mean the build did not do what it should.
+PROBLEM_STATUSES = {"error", "fail", "runtime error", "skipped"}
+
+
+@dataclass(frozen=True)
+class DbtSettings:
+    """How to call dbt for one project: the dbt-style flags of the harness CLI."""
+
+    project_dir: Path
+    profiles_dir: Path | None = None
+    target: str | None = None
+    vars: dict[str, Any] = field(default_factory=dict)
+    landing_var: str = "landing_path"
+    show_dbt_output: bool = False
+
+
+@dataclass(frozen=True)
+class NodeResult:
+    unique_id: str
+    status: str
+    message: str
+
+
+@dataclass
+class DbtRun:
+    command: str
+    args: list[str]
+    target_path: Path
+    nodes: list[NodeResult]
+    error: str | None
+    duration_s: float
+
+    @property
+    def problems(self) -> list[str]:
+        found = [
+            f"{node.unique_id}: {node.status}: {node.message}".rstrip(": ")
+            for node in self.nodes
+            if node.status in PROBLEM_STATUSES
+        ]
+        if self.error:
+            found.insert(0, self.error)
+        return found
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+class DbtError(RuntimeError):
+    """dbt could not run at all, or a selection matched nothing."""
+
+
+@contextlib.contextmanager
+def _env(name: str, value: str) -> Iterator[None]:
+    previous = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = previous
+
+
+def build_args(
+    settings: DbtSettings,
+    command: str,
+    *,
+    target_path: Path,
+    landing: Path | None,
+    select: Sequence[str] = (),
+    full_refresh: bool = False,
+) -> list[str]:
+    run_vars = dict(settings.vars)
+    if landing is not None:
+        run_vars[settings.landing_var] = str(landing)
+    args = [
+        command,
+        "--project-dir", str(settings.project_dir),
+        "--target-path", str(target_path),
+        "--log-path", str(target_path / "logs"),
+        "--vars", json.dumps(run_vars),
+    ]
+    if settings.profiles_dir is not None:
+        args += ["--profiles-dir", str(settings.profiles_dir)]
+    if settings.target:
+        args += ["--target", settings.target]
+    if select:
+        args += ["--select", *select]
+    if full_refresh:
+        args.append("--full-refresh")
+    if not settings.show_dbt_output:
+        args.append("--quiet")
+    return args
+
+
+def invoke(
+    settings: DbtSettings,
+    command: str,
+    *,
+    warehouse: Path,
+    target_path: Path,
+    landing: Path | None,
+    select: Sequence[str] = (),
+    full_refresh: bool = False,
+) -> DbtRun:
+    """Run one dbt command in this process and read its outcome from run_results.json."""
+    from dbt.cli.main import dbtRunner  # imported late: `--help` stays fast
+
+    args = build_args(
+        settings, command, target_path=target_path, landing=landing,
+        select=select, full_refresh=full_refresh,
+    )
+    target_path.mkdir(parents=True, exist_ok=True)
+    run_results = target_path / "run_results.json"
+    run_results.unlink(missing_ok=True)  # never read a previous run's outcome
+    started = time.monotonic()
+    with _env(WAREHOUSE_ENV_VAR, str(warehouse)):
+        outcome = dbtRunner().invoke(args)
+    duration = time.monotonic() - started
+    error = str(outcome.exception) if outcome.exception is not None else None
+    nodes: list[NodeResult] = []
+    if run_results.exists():
+        for entry in json.loads(run_results.read_text()).get("results", []):
+            nodes.append(
+                NodeResult(
+                    unique_id=entry["unique_id"],
+                    status=str(entry.get("status", "")),
+                    message=str(entry.get("message") or ""),
+                )
+            )
+    elif error is None:
+        error = f"dbt {command} wrote no run_results.json in {target_path}"
+    if error is None and not nodes:
+        raise DbtError(
+            f"dbt {command} {' '.join(select) or '(whole project)'} selected no node: "
+            "the selection matched nothing"
+        )
+    return DbtRun(command, args, target_path, nodes, error, duration)

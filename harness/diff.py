@@ -1,0 +1,208 @@
+"""Multiset-correct, keyed, null-safe table diffs computed inside DuckDB.
+
+Both sides are relation expressions in one DuckDB connection (usually two snapshot files
+attached read-only). Rows are compared as a multiset: every distinct row is counted on each
+side (`group by` treats NULLs as equal), so a duplicated row is a difference and NULL equals
+NULL. Plain EXCEPT would hide both.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+import duckdb
+import pandas as pd
+
+from harness.results import TableDiff
+
+
+
+@dataclass(frozen=True)
+class Side:
+    """A relation to compare: SQL that can follow `from`, and its (name, type) columns."""
+
+    sql: str
+    columns: tuple[tuple[str, str], ...]
+
+
+def quote(identifier: str) -> str:
+    return '"' + identifier.replace('"', '""') + '"'
+
+
+def relation_columns(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[tuple[str, str], ...]:
+    described = con.execute(f"describe select * from {sql}").fetchall()
+    return tuple((str(row[0]), str(row[1])) for row in described)
+
+
+def _schema_changes(
+    left: dict[str, str], right: dict[str, str]
+) -> tuple[list[str], list[str]]:
+    changes: list[str] = []
+    common: list[str] = []
+    for name, type_ in left.items():
+        if name not in right:
+            changes.append(f"column {name} only on the left")
+        else:
+            common.append(name)
+            if right[name] != type_:
+                changes.append(f"column {name} type {type_} -> {right[name]}")
+    for name in right:
+        if name not in left:
+            changes.append(f"column {name} only on the right")
+    return changes, common
+
+
+def _scalar(con: duckdb.DuckDBPyConnection, sql: str) -> int:
+    row = con.execute(sql).fetchone()
+    return int(row[0] or 0) if row else 0
+
+
+def diff_sides(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    left: Side,
+    right: Side,
+    *,
+    key: tuple[str, ...] = (),
+    excluded: tuple[str, ...] = (),
+    mode: str = "exact",
+    sample_size: int = 5,
+) -> TableDiff:
+    excluded_lower = {name.lower() for name in excluded}
+    left_cols = {name: type_ for name, type_ in left.columns if name.lower() not in excluded_lower}
+    right_cols = {name: type_ for name, type_ in right.columns if name.lower() not in excluded_lower}
+    schema_changes, common = _schema_changes(left_cols, right_cols)
+    result = TableDiff(
+        table=table,
+        mode=mode,
+        excluded_columns=tuple(excluded),
+        schema_changes=schema_changes,
+        left_rows=_scalar(con, f"select count(*) from {left.sql}"),
+        right_rows=_scalar(con, f"select count(*) from {right.sql}"),
+    )
+    if not common:
+        result.schema_changes.append("no column in common")
+        return result
+
+    cols = ", ".join(quote(name) for name in common)
+    diff_table = f"__rerun_safe_diff_{uuid.uuid4().hex[:12]}"
+    con.execute(
+        f"""
+        create or replace temp table {diff_table} as
+        select {cols}, sum(__in_left) as n_left, sum(__in_right) as n_right
+        from (
+            select {cols}, 1 as __in_left, 0 as __in_right from {left.sql}
+            union all
+            select {cols}, 0 as __in_left, 1 as __in_right from {right.sql}
+        ) as both_sides
+        group by all
+        having sum(__in_left) <> sum(__in_right)
+        """
+    )
+    try:
+        surplus = con.execute(
+            f"""
+            select
+                coalesce(sum(greatest(n_left - n_right, 0)), 0),
+                coalesce(sum(greatest(n_right - n_left, 0)), 0),
+                count(*) filter (where n_left > 0 and n_right > 0)
+            from {diff_table}
+            """
+        ).fetchone()
+        assert surplus is not None
+        result.surplus_left, result.surplus_right, result.duplicated_groups = (int(v) for v in surplus)
+
+        usable_key = tuple(name for name in key if name in common)
+        if key and len(usable_key) == len(key):
+            result.key = usable_key
+            if not result.identical:
+                _keyed_details(con, result, left, right, diff_table, common)
+        elif key:
+            result.schema_changes.append(f"key column(s) missing: {', '.join(set(key) - set(common))}")
+        if not result.identical:
+            result.sample = _sample(con, diff_table, common, result.key, sample_size)
+    finally:
+        con.execute(f"drop table if exists {diff_table}")
+    return result
+
+
+def _keyed_details(
+    con: duckdb.DuckDBPyConnection,
+    result: TableDiff,
+    left: Side,
+    right: Side,
+    diff_table: str,
+    common: list[str],
+) -> None:
+    key_cols = ", ".join(quote(name) for name in result.key)
+    for side, attr in ((left, "duplicate_keys_left"), (right, "duplicate_keys_right")):
+        setattr(
+            result,
+            attr,
+            _scalar(
+                con,
+                f"select count(*) from (select {key_cols} from {side.sql} group by all having count(*) > 1)",
+            ),
+        )
+    presence = con.execute(
+        f"""
+        with keys as (
+            select {key_cols}, 1 as on_left, 0 as on_right from (select distinct {key_cols} from {left.sql})
+            union all
+            select {key_cols}, 0 as on_left, 1 as on_right from (select distinct {key_cols} from {right.sql})
+        ),
+        per_key as (select {key_cols}, sum(on_left) as l, sum(on_right) as r from keys group by all)
+        select count(*) filter (where r = 0), count(*) filter (where l = 0) from per_key
+        """
+    ).fetchone()
+    assert presence is not None
+    result.keys_removed, result.keys_added = int(presence[0]), int(presence[1])
+    differing_keys = _scalar(con, f"select count(*) from (select distinct {key_cols} from {diff_table})")
+    result.keys_changed = differing_keys - result.keys_removed - result.keys_added
+
+    value_cols = [name for name in common if name not in result.key]
+    if not value_cols or result.keys_changed <= 0:
+        return
+    join_on = " and ".join(f"l.{quote(k)} is not distinct from r.{quote(k)}" for k in result.key)
+    key_row = "row(" + ", ".join(f"l.{quote(k)}" for k in result.key) + ")"
+    counts = ", ".join(
+        f"count(distinct {key_row}) filter (where l.{quote(c)} is distinct from r.{quote(c)})"
+        for c in value_cols
+    )
+    row = con.execute(
+        f"""
+        select {counts}
+        from (select * from {diff_table} where n_left > n_right) as l
+        inner join (select * from {diff_table} where n_right > n_left) as r
+            on {join_on}
+        """
+    ).fetchone()
+    assert row is not None
+    result.changed_columns = {c: int(n) for c, n in zip(value_cols, row) if n}
+
+
+def _sample(
+    con: duckdb.DuckDBPyConnection,
+    diff_table: str,
+    common: list[str],
+    key: tuple[str, ...],
+    sample_size: int,
+) -> str:
+    if sample_size <= 0:
+        return ""
+    order = ", ".join(quote(name) for name in (key or tuple(common)))
+    # Keyed: show both sides of each key next to each other.
+    limit = sample_size * 2 if key else sample_size
+    frame: pd.DataFrame = con.execute(
+        f"""
+        select
+            case when n_left > n_right then '-' else '+' end as side,
+            abs(n_right - n_left) as copies,
+            {", ".join(quote(name) for name in common)}
+        from {diff_table}
+        order by {order}, side
+        limit {limit}
+        """
+    ).fetchdf()
+    return frame.to_string(index=False, max_colwidth=40)

@@ -1,0 +1,168 @@
+"""Result types shared by the diff, the checks and the reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Status(str, Enum):
+    PASS = "pass"
+    FAIL = "fail"
+    ERROR = "error"  # the check could not run to a verdict
+
+
+@dataclass
+class TableDiff:
+    """How one relation differs between two snapshots (left = before/reference, right = after)."""
+
+    table: str
+    mode: str = "exact"  # exact | history (sums per group)
+    key: tuple[str, ...] = ()
+    excluded_columns: tuple[str, ...] = ()
+    left_rows: int = 0
+    right_rows: int = 0
+    missing_on: str | None = None  # "left" | "right" when the relation exists on one side only
+    schema_changes: list[str] = field(default_factory=list)
+    surplus_left: int = 0  # rows (counted with multiplicity) only on the left
+    surplus_right: int = 0
+    duplicated_groups: int = 0  # identical rows present on both sides with different counts
+    duplicate_keys_left: int = 0
+    duplicate_keys_right: int = 0
+    keys_removed: int = 0
+    keys_added: int = 0
+    keys_changed: int = 0
+    changed_columns: dict[str, int] = field(default_factory=dict)
+    sample: str = ""
+
+    @property
+    def identical(self) -> bool:
+        return (
+            self.missing_on is None
+            and not self.schema_changes
+            and self.surplus_left == 0
+            and self.surplus_right == 0
+        )
+
+    @property
+    def differences(self) -> int:
+        return self.surplus_left + self.surplus_right
+
+    def kinds(self) -> list[str]:
+        """Short names of what differs, for assertions and one-line summaries."""
+        found: list[str] = []
+        if self.missing_on:
+            found.append(f"missing on {self.missing_on}")
+        if self.schema_changes:
+            found.append("schema changed")
+        if self.duplicated_groups:
+            found.append("duplicated rows")
+        if self.keys_added:
+            found.append("keys added")
+        if self.keys_removed:
+            found.append("keys removed")
+        if self.keys_changed:
+            found.append("keys changed")
+        if self.changed_columns:
+            found.append("columns changed: " + ", ".join(sorted(self.changed_columns)))
+        if self.duplicate_keys_right > self.duplicate_keys_left:
+            found.append("duplicate keys")
+        if self.surplus_left:
+            found.append("rows removed")
+        if self.surplus_right:
+            found.append("rows added")
+        return found
+
+    def summary(self) -> str:
+        if self.identical:
+            return "identical"
+        if self.missing_on:
+            return f"exists only on the {'right' if self.missing_on == 'left' else 'left'}"
+        parts = []
+        if self.schema_changes:
+            parts.append("schema: " + "; ".join(self.schema_changes))
+        if self.differences:
+            parts.append(
+                f"{self.differences} differing rows "
+                f"(-{self.surplus_left} +{self.surplus_right}; rows {self.left_rows} -> {self.right_rows})"
+            )
+        if self.key:
+            keyed = []
+            if self.keys_removed:
+                keyed.append(f"{self.keys_removed} keys removed")
+            if self.keys_added:
+                keyed.append(f"{self.keys_added} keys added")
+            if self.keys_changed:
+                keyed.append(f"{self.keys_changed} keys changed")
+            if self.changed_columns:
+                cols = ", ".join(f"{name} ({count})" for name, count in sorted(self.changed_columns.items()))
+                keyed.append(f"changed columns: {cols}")
+            if self.duplicate_keys_left or self.duplicate_keys_right:
+                keyed.append(
+                    f"duplicate keys: {self.duplicate_keys_left} -> {self.duplicate_keys_right}"
+                )
+            if keyed:
+                parts.append("; ".join(keyed))
+        if self.duplicated_groups:
+            parts.append(f"{self.duplicated_groups} rows present on both sides with other counts (duplicates)")
+        return "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class NotJudged:
+    table: str
+    reason: str
+
+
+@dataclass
+class Comparison:
+    """One pair of snapshots compared table by table."""
+
+    label: str
+    left: str
+    right: str
+    diffs: list[TableDiff] = field(default_factory=list)
+    not_judged: list[NotJudged] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return all(diff.identical for diff in self.diffs)
+
+    def diff_for(self, table: str) -> TableDiff:
+        for diff in self.diffs:
+            if diff.table == table or diff.table.split(".")[-1] == table:
+                return diff
+        raise KeyError(f"{table} not compared in {self.label!r}")
+
+
+@dataclass
+class CheckResult:
+    name: str
+    status: Status
+    comparisons: list[Comparison] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    metrics: dict[str, object] = field(default_factory=dict)
+    artifacts: dict[str, str] = field(default_factory=dict)
+    duration_s: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return self.status is Status.PASS
+
+    def failing_tables(self) -> dict[str, list[str]]:
+        """Table name -> labels of the comparisons in which it differs."""
+        failing: dict[str, list[str]] = {}
+        for comparison in self.comparisons:
+            for diff in comparison.diffs:
+                if not diff.identical:
+                    failing.setdefault(diff.table.split(".")[-1], []).append(comparison.label)
+        return failing
+
+    def failure_message(self) -> str:
+        lines = list(self.errors)
+        for comparison in self.comparisons:
+            for diff in comparison.diffs:
+                if not diff.identical:
+                    lines.append(f"[{comparison.label}] {diff.table}: {diff.summary()}")
+        return "\n".join(lines)
