@@ -20,12 +20,15 @@
 {%- set correct_from = var('correct_from') -%}
 {%- set correct_to = var('correct_to') -%}
 {%- if (correct_from is none) != (correct_to is none) -%}
-    {{ exceptions.raise_compiler_error("rerun_safe: a correction needs both correct_from and correct_to (inclusive UTC dates, YYYY-MM-DD)") }}
+    {{ exceptions.raise_compiler_error(
+        "rerun_safe: a correction needs both correct_from and correct_to (inclusive UTC dates, YYYY-MM-DD)"
+    ) }}
 {%- endif -%}
-{%- if correct_from is not none and modules.re.fullmatch('[0-9]{4}-[0-9]{2}-[0-9]{2}', correct_from | string) is none -%}
+{%- set date_shape = '[0-9]{4}-[0-9]{2}-[0-9]{2}' -%}
+{%- if correct_from is not none and modules.re.fullmatch(date_shape, correct_from | string) is none -%}
     {{ exceptions.raise_compiler_error("rerun_safe: correct_from must be a date like 2026-11-01, got " ~ correct_from) }}
 {%- endif -%}
-{%- if correct_to is not none and modules.re.fullmatch('[0-9]{4}-[0-9]{2}-[0-9]{2}', correct_to | string) is none -%}
+{%- if correct_to is not none and modules.re.fullmatch(date_shape, correct_to | string) is none -%}
     {{ exceptions.raise_compiler_error("rerun_safe: correct_to must be a date like 2026-11-03, got " ~ correct_to) }}
 {%- endif -%}
 {%- if correct_from is not none and (correct_from | string) > (correct_to | string) -%}
@@ -42,12 +45,16 @@ requested as (
     select
         cast({{ "'" ~ correct_from ~ "'" if correct_from is not none else 'null' }} as date) as correct_from,
         cast({{ "'" ~ correct_to ~ "'" if correct_to is not none else 'null' }} as date) as correct_to,
-        (select max(staged.ingested_at) from staged where staged.invalid_reason is null) as mark
+        (
+            select max(staged.ingested_at) from staged
+            where staged.invalid_reason is null
+        ) as mark
 ),
 
 recorded as (
     select
-        {{ rerun_safe.stable_hash(['requested.correct_from', 'requested.correct_to', 'requested.mark']) }} as correction_id,
+        {{ rerun_safe.stable_hash(['requested.correct_from', 'requested.correct_to', 'requested.mark']) }}
+            as correction_id,
         requested.correct_from,
         requested.correct_to,
         requested.mark,

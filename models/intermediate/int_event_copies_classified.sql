@@ -42,35 +42,27 @@ corrections as (
     select * from {{ ref('int_corrections_recorded') }}
 ),
 
-{%- if is_incremental() %}
-
-touched_events as (
-    select staged.event_id
-    from staged
-    where staged._loaded_run_seq > {{ rerun_safe.last_committed_seq() }}
-    union
-    select existing.event_id
-    from {{ this }} as existing
-    inner join corrections
-        on existing.revenue_date between corrections.correct_from and corrections.correct_to
-    where
-        corrections.recorded_run_seq > {{ rerun_safe.last_committed_seq() }}
-        and existing.copy_status = 'late_waiting'
-        and existing.ingested_at <= corrections.mark
-),
-
 rows_in_scope as (
     select staged.*
     from staged
-    inner join touched_events
-        on staged.event_id = touched_events.event_id
+    {%- if is_incremental() %}
+    where staged.event_id in (
+        select new_rows.event_id
+        from staged as new_rows
+        where new_rows._loaded_run_seq > {{ rerun_safe.last_committed_seq() }}
+        union
+        select existing.event_id
+        from {{ this }} as existing
+        inner join corrections
+            on
+                existing.revenue_date between corrections.correct_from and corrections.correct_to
+                and existing.ingested_at <= corrections.mark
+        where
+            corrections.recorded_run_seq > {{ rerun_safe.last_committed_seq() }}
+            and existing.copy_status = 'late_waiting'
+    )
+    {%- endif %}
 ),
-{%- else %}
-
-rows_in_scope as (
-    select * from staged
-),
-{%- endif %}
 
 rows_counted as (
     select
@@ -158,7 +150,8 @@ version_ranks as (
 
 classified as (
     select
-        {{ rerun_safe.stable_hash(['version_ranks.event_id', 'version_ranks.version', 'version_ranks.payload_hash']) }} as copy_id,
+        {{ rerun_safe.stable_hash(['version_ranks.event_id', 'version_ranks.version', 'version_ranks.payload_hash']) }}
+            as copy_id,
         version_ranks.event_id,
         version_ranks.version,
         version_ranks.payload_hash,
@@ -192,28 +185,44 @@ classified as (
     from version_ranks
 ),
 
-final as (
+hashed as (
     select
         classified.*,
         {{ rerun_safe.stable_hash([
             'classified.copy_status', 'classified.applied_by_correction_id', 'classified.row_count',
             'classified.ingested_at', 'classified.source_file', 'classified.source_line',
-        ]) }} as _content_hash,
-        {%- if is_incremental() %}
+        ]) }} as _content_hash
+    from classified
+),
+
+previous as (
+    {#- The copies' state before this run, to keep the stamp of a copy that did not change. -#}
+    {%- if is_incremental() %}
+    select
+        existing.copy_id,
+        existing._content_hash,
+        existing._changed_run_seq
+    from {{ this }} as existing
+    where existing.event_id in (select distinct hashed.event_id from hashed)
+    {%- else %}
+    select
+        cast(null as varchar) as copy_id,
+        cast(null as varchar) as _content_hash,
+        cast(null as bigint) as _changed_run_seq
+    where false
+    {%- endif %}
+),
+
+final as (
+    select
+        hashed.*,
         case
-            when previous._content_hash = {{ rerun_safe.stable_hash([
-                'classified.copy_status', 'classified.applied_by_correction_id', 'classified.row_count',
-                'classified.ingested_at', 'classified.source_file', 'classified.source_line',
-            ]) }} then previous._changed_run_seq
+            when previous._content_hash = hashed._content_hash then previous._changed_run_seq
             else {{ rerun_safe.current_run_seq() }}
         end as _changed_run_seq
-    from classified
-    left join {{ this }} as previous
-        on classified.copy_id = previous.copy_id
-        {%- else %}
-        {{ rerun_safe.current_run_seq() }} as _changed_run_seq
-    from classified
-        {%- endif %}
+    from hashed
+    left join previous
+        on hashed.copy_id = previous.copy_id
 )
 
 select * from final

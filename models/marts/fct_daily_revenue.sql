@@ -53,8 +53,10 @@ totals as (
         contributing.company_id,
         contributing.revenue_date,
         contributing.currency,
-        cast(sum(case when contributing.event_type = 'sale' then contributing.amount_cents else 0 end) as bigint) as gross_cents,
-        cast(sum(case when contributing.event_type = 'refund' then contributing.amount_cents else 0 end) as bigint) as refunded_cents,
+        cast(sum(case when contributing.event_type = 'sale' then contributing.amount_cents else 0 end) as bigint)
+            as gross_cents,
+        cast(sum(case when contributing.event_type = 'refund' then contributing.amount_cents else 0 end) as bigint)
+            as refunded_cents,
         count(*) as event_count
     from contributing
     group by contributing.company_id, contributing.revenue_date, contributing.currency
@@ -74,20 +76,21 @@ emptied_days as (
 
 final as (
     select
-        days.company_id,
-        days.revenue_date,
-        days.currency,
-        days.gross_cents,
-        days.refunded_cents,
-        days.gross_cents - days.refunded_cents as net_cents,
-        days.event_count
+        day_rows.company_id,
+        day_rows.revenue_date,
+        day_rows.currency,
+        day_rows.gross_cents,
+        day_rows.refunded_cents,
+        day_rows.event_count,
+        day_rows.gross_cents - day_rows.refunded_cents as net_cents
     from (
         select * from totals
-        {%- if is_incremental() %}
         union all
         select * from emptied_days
-        {%- endif %}
-    ) as days
+    ) as day_rows
+    {%- if not is_incremental() %}
+    where day_rows.event_count > 0
+    {%- endif %}
 )
 
 select * from final

@@ -63,8 +63,10 @@ totals as (
     select
         contributing.company_id,
         contributing.order_item_id,
-        cast(sum(case when contributing.event_type = 'sale' then contributing.amount_cents else 0 end) as bigint) as gross_cents,
-        cast(sum(case when contributing.event_type = 'refund' then contributing.amount_cents else 0 end) as bigint) as refunded_cents,
+        cast(sum(case when contributing.event_type = 'sale' then contributing.amount_cents else 0 end) as bigint)
+            as gross_cents,
+        cast(sum(case when contributing.event_type = 'refund' then contributing.amount_cents else 0 end) as bigint)
+            as refunded_cents,
         count(*) as event_count,
         min(contributing.event_time) as first_event_time,
         max(contributing.event_time) as last_event_time
@@ -86,12 +88,12 @@ final as (
         affected_items.order_item_id,
         latest_event.order_id,
         latest_event.currency,
+        totals.first_event_time,
+        totals.last_event_time,
         coalesce(totals.gross_cents, 0) as gross_cents,
         coalesce(totals.refunded_cents, 0) as refunded_cents,
         coalesce(totals.gross_cents, 0) - coalesce(totals.refunded_cents, 0) as net_cents,
-        coalesce(totals.event_count, 0) as event_count,
-        totals.first_event_time,
-        totals.last_event_time
+        coalesce(totals.event_count, 0) as event_count
     from affected_items
     left join totals
         on

@@ -62,17 +62,13 @@ contributions as (
     where copies.copy_status = 'current'
 ),
 
-{%- if is_incremental() %}
-
 postings_in_scope as (
+    {%- if is_incremental() %}
     select ledger.*
     from {{ this }} as ledger
     inner join changed_events
         on ledger.event_id = changed_events.event_id
-),
-{%- else %}
-
-postings_in_scope as (
+    {%- else %}
     select
         cast(null as varchar) as posting_id,
         cast(null as varchar) as posting_type,
@@ -85,8 +81,8 @@ postings_in_scope as (
         cast(null as varchar) as contribution_key,
         cast(null as bigint) as posted_run_seq
     where false
+    {%- endif %}
 ),
-{%- endif %}
 
 open_entries as (
     select entries.*

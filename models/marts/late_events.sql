@@ -50,11 +50,11 @@ final as (
         late_copies.revenue_date,
         late_copies.lateness_seconds,
         cast(round(late_copies.lateness_seconds / 3600.0, 2) as decimal(12, 2)) as lateness_hours,
-        case when late_copies.is_applicable then 'applied' else 'waiting' end as status,
         late_copies.applied_by_correction_id,
         late_copies.first_seen_run_seq,
         late_copies.source_file,
-        late_copies.source_line
+        late_copies.source_line,
+        case when late_copies.is_applicable then 'applied' else 'waiting' end as status
     from late_copies
 )
 

@@ -33,7 +33,7 @@ invalid_rows as (
     from staged
     where
         staged.invalid_reason is not null
-        {%- if is_incremental() %}
+    {%- if is_incremental() %}
         and staged._loaded_run_seq > {{ rerun_safe.last_committed_seq() }}
         {%- endif %}
 ),
@@ -45,7 +45,7 @@ conflicting_versions as (
     from copies
     where
         copies.copy_status = 'conflicting'
-        {%- if is_incremental() %}
+    {%- if is_incremental() %}
         and copies._changed_run_seq > {{ rerun_safe.last_committed_seq() }}
         {%- endif %}
 ),

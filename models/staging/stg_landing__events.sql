@@ -71,7 +71,9 @@ validated as (
             when typed.event_type is null or typed.event_type not in ('sale', 'refund') then 'unknown_event_type'
             when typed.amount_cents_value is null then 'invalid_amount'
             when typed.amount_cents_value < 0 then 'negative_amount'
-            when typed.currency is null or not {{ rerun_safe.matches_pattern('typed.currency', '[A-Z]{3}') }} then 'invalid_currency'
+            when
+                typed.currency is null or not {{ rerun_safe.matches_pattern('typed.currency', '[A-Z]{3}') }}
+                then 'invalid_currency'
             when typed.event_time_value is null then 'invalid_event_time'
             when typed.ingested_at_value is null then 'invalid_ingested_at'
             when typed.version_value is null or typed.version_value < 1 then 'invalid_version'
@@ -79,32 +81,26 @@ validated as (
     from typed
 ),
 
-{%- if is_incremental() and not files_mode %}
-
 in_window as (
-    {#- lookback mode: rows not staged yet whose ingestion is within the overlap window of the
-        staged high-water mark. An out-of-order file older than the window is missed: that is
-        the weakness the default `files` mode removes. -#}
     select validated.*
     from validated
+    {%- if is_incremental() and not files_mode %}
+    {#- lookback mode: rows not staged yet whose ingestion is within the overlap window of the
+        staged high-water mark. An out-of-order file older than the window is missed: that is
+        the weakness the default `files` mode removes. #}
     where
         (
             validated.ingested_at_value is null
             or validated.ingested_at_value >= (
-                select max(staged.ingested_at) - interval '{{ var("lookback_hours") }} hours'
+                select max(staged.ingested_at) - interval '{{ var("lookback_hours") | int }} hours'
                 from {{ this }} as staged
             )
         )
         and {{ rerun_safe.stable_hash(['validated._file_id', 'validated.source_line']) }} not in (
             select staged._row_id from {{ this }} as staged
         )
+    {%- endif %}
 ),
-{%- else %}
-
-in_window as (
-    select * from validated
-),
-{%- endif %}
 
 final as (
     select
