@@ -262,7 +262,6 @@ class _Base:
             self.et[refunds] = np.minimum(np.maximum(self.et[refunds], self.et[sale] + 1),
                                           self.ing[refunds])
         self.company = order_company[self.order]
-        self.refund_of = None
         self.n_refunds = len(refunds)
 
     def rows(self, idx: np.ndarray, rng: np.random.Generator, **over) -> dict:
@@ -372,6 +371,23 @@ def _sort_rows(rows: dict) -> dict:
     return _take(rows, np.argsort(rows["ing"], kind="stable"))
 
 
+def _merge_sorted(a: dict, b: dict | None) -> dict:
+    """Rows of a (sorted by ing) and b, by ing; same result as a stable sort of a + b."""
+    if b is None or not _n(b):
+        return a
+    b = _sort_rows(b)
+    pos = np.searchsorted(a["ing"], b["ing"], side="right") + np.arange(_n(b))
+    is_b = np.zeros(_n(a) + _n(b), bool)
+    is_b[pos] = True
+    out = {}
+    for c in COLS:
+        col = np.empty(len(is_b), dtype=np.result_type(a[c], b[c]))
+        col[is_b] = b[c]
+        col[~is_b] = a[c]
+        out[c] = col
+    return out
+
+
 def generate(config: GeneratorConfig, out_dir: Path) -> GenerationSummary:
     """Write the deliveries of ``config`` into ``out_dir``; return what was written."""
     t0 = time.perf_counter()
@@ -443,7 +459,7 @@ def generate(config: GeneratorConfig, out_dir: Path) -> GenerationSummary:
 
     for d in range(D):
         def build_main(d=d):
-            return _sort_rows(_concat([base.rows(main_idx[d], rng), bad_parts[d]]))
+            return _merge_sorted(base.rows(main_idx[d], rng), bad_parts[d])
 
         files.append(_File(d, "main", 0, build_main))
 
