@@ -94,8 +94,14 @@ class Pipeline:
             "--target-path", str(self.target_path), "--vars", json.dumps(all_vars), "--quiet",
             *args,
         ]
+        results_file = self.target_path / "run_results.json"
+        results_file.unlink(missing_ok=True)  # never read a previous invocation's results
         result = dbtRunner().invoke(argv)
-        run_results = json.loads((self.target_path / "run_results.json").read_text())
+        if not results_file.exists():
+            # dbt stopped before running anything (a compilation error while parsing)
+            assert not result.success, f"dbt {command} wrote no run_results.json"
+            return BuildResult(success=False, statuses={}, messages={"dbt": str(result.exception)})
+        run_results = json.loads(results_file.read_text())
         statuses = {r["unique_id"]: r["status"] for r in run_results["results"]}
         messages = {r["unique_id"]: r.get("message") or "" for r in run_results["results"]}
         assert statuses, f"dbt {command} selected nothing"
@@ -104,7 +110,8 @@ class Pipeline:
     def build(self, *args: str, vars: dict[str, Any] | None = None) -> BuildResult:
         result = self.dbt("build", *args, vars=vars)
         failed = {k: v for k, v in result.statuses.items() if v not in ("success", "pass")}
-        assert result.success and not failed, f"build failed: {failed} {result.messages}"
+        problems = {k: result.messages.get(k, "")[:500] for k, v in failed.items() if v != "skipped"}
+        assert result.success and not failed, f"build failed: {problems or failed}"
         return result
 
     def run(self, *args: str, vars: dict[str, Any] | None = None) -> BuildResult:
