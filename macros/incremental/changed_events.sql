@@ -4,11 +4,11 @@
     any copy of a changed event touches. -#}
 {% macro changed_events_sql(copies) %}
     {%- if is_incremental() and not flags.FULL_REFRESH -%}
-    select distinct changed.event_id
+    select distinct changed.event_key
     from {{ copies }} as changed
     where changed._changed_run_seq > {{ rerun_safe.last_committed_seq() }}
     {%- else -%}
-    select distinct all_copies.event_id
+    select distinct all_copies.event_key
     from {{ copies }} as all_copies
     {%- endif -%}
 {% endmacro %}

@@ -2,9 +2,14 @@
     that must be the same in every run and every warehouse: posting ids, payload identity. -#}
 {% macro stable_hash(expressions) %}{{ return(adapter.dispatch('stable_hash', 'rerun_safe')(expressions)) }}{% endmacro %}
 {% macro default__stable_hash(expressions) %}
+    {{- return("md5(" ~ rerun_safe.hash_input(expressions) ~ ")") -}}
+{% endmacro %}
+
+{#- The text that is hashed: each expression as text, null as '<null>', joined by '|'. -#}
+{% macro hash_input(expressions) %}
     {%- set parts = [] -%}
     {%- for e in expressions -%}
         {%- do parts.append("coalesce(cast(" ~ e ~ " as varchar), '<null>')") -%}
     {%- endfor -%}
-    {{- return("md5(" ~ parts | join(" || '|' || ") ~ ")") -}}
+    {{- return(parts | join(" || '|' || ")) -}}
 {% endmacro %}

@@ -5,12 +5,13 @@
 
     Incremental: an event is recomputed whole, from all its staged rows, when new rows of it
     were staged or a new correction covers one of its late copies since this model's last
-    committed run; delete+insert on event_id then replaces all its copies at once. A row keeps
+    committed run; delete+insert on event_key (a 128-bit hash of event_id, see
+    macros/portable/surrogate_key.sql) then replaces all its copies at once. A row keeps
     its _changed_run_seq when its content did not change, so a replay changes nothing. -#}
 {{
     config(
         incremental_strategy='delete+insert',
-        unique_key='event_id',
+        unique_key='event_key',
         meta={'rerun_safe': {'volatile_columns': ['_changed_run_seq', 'first_seen_run_seq']}},
         post_hook=[
             "{{ rerun_safe.log_model_run({
@@ -46,12 +47,12 @@ rows_in_scope as (
     select staged.*
     from staged
     {%- if is_incremental() %}
-    where staged.event_id in (
-        select new_rows.event_id
+    where staged.event_key in (
+        select new_rows.event_key
         from staged as new_rows
         where new_rows._loaded_run_seq > {{ rerun_safe.last_committed_seq() }}
         union
-        select existing.event_id
+        select existing.event_key
         from {{ this }} as existing
         inner join corrections
             on
@@ -153,12 +154,14 @@ classified as (
         {{ rerun_safe.stable_hash(['version_ranks.event_id', 'version_ranks.version', 'version_ranks.payload_hash']) }}
             as copy_id,
         version_ranks.event_id,
+        version_ranks.event_key,
         version_ranks.version,
         version_ranks.payload_hash,
         version_ranks.event_type,
         version_ranks.company_id,
         version_ranks.order_id,
         version_ranks.order_item_id,
+        {{ rerun_safe.surrogate_key(['version_ranks.company_id', 'version_ranks.order_item_id']) }} as item_key,
         version_ranks.amount_cents,
         version_ranks.currency,
         version_ranks.event_time,
@@ -203,7 +206,7 @@ previous as (
         existing._content_hash,
         existing._changed_run_seq
     from {{ this }} as existing
-    where existing.event_id in (select distinct hashed.event_id from hashed)
+    where existing.event_key in (select distinct hashed.event_key from hashed)
     {%- else %}
     select
         cast(null as varchar) as copy_id,

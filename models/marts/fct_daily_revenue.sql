@@ -37,7 +37,7 @@ affected_days as (
     select distinct copies.revenue_date
     from copies
     inner join changed_events
-        on copies.event_id = changed_events.event_id
+        on copies.event_key = changed_events.event_key
 ),
 
 contributing as (

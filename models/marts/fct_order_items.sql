@@ -42,20 +42,19 @@ changed_events as (
 
 affected_items as (
     select distinct
+        copies.item_key,
         copies.company_id,
         copies.order_item_id
     from copies
     inner join changed_events
-        on copies.event_id = changed_events.event_id
+        on copies.event_key = changed_events.event_key
 ),
 
 contributing as (
     select copies.*
     from copies
     inner join affected_items
-        on
-            copies.company_id = affected_items.company_id
-            and copies.order_item_id = affected_items.order_item_id
+        on copies.item_key = affected_items.item_key
     where copies.copy_status = 'current'
 ),
 

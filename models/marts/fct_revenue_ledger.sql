@@ -48,6 +48,7 @@ changed_events as (
 contributions as (
     select
         copies.event_id,
+        copies.event_key,
         copies.company_id,
         copies.revenue_date,
         copies.currency,
@@ -58,7 +59,7 @@ contributions as (
         ]) }} as contribution_key
     from copies
     inner join changed_events
-        on copies.event_id = changed_events.event_id
+        on copies.event_key = changed_events.event_key
     where copies.copy_status = 'current'
 ),
 
@@ -67,13 +68,14 @@ postings_in_scope as (
     select ledger.*
     from {{ this }} as ledger
     inner join changed_events
-        on ledger.event_id = changed_events.event_id
+        on ledger.event_key = changed_events.event_key
     {%- else %}
     select
         cast(null as varchar) as posting_id,
         cast(null as varchar) as posting_type,
         cast(null as varchar) as reverses_posting_id,
         cast(null as varchar) as event_id,
+        cast(null as uhugeint) as event_key,
         cast(null as varchar) as company_id,
         cast(null as date) as revenue_date,
         cast(null as varchar) as currency,
@@ -98,12 +100,12 @@ open_entries as (
 
 entries_so_far as (
     select
-        postings_in_scope.event_id,
+        postings_in_scope.event_key,
         postings_in_scope.contribution_key,
         count(*) as times_entered
     from postings_in_scope
     where postings_in_scope.posting_type = 'entry'
-    group by postings_in_scope.event_id, postings_in_scope.contribution_key
+    group by postings_in_scope.event_key, postings_in_scope.contribution_key
 ),
 
 reversals as (
@@ -112,6 +114,7 @@ reversals as (
         'reversal' as posting_type,
         open_entries.posting_id as reverses_posting_id,
         open_entries.event_id,
+        open_entries.event_key,
         open_entries.company_id,
         open_entries.revenue_date,
         open_entries.currency,
@@ -120,9 +123,9 @@ reversals as (
     from open_entries
     left join contributions
         on
-            open_entries.event_id = contributions.event_id
+            open_entries.event_key = contributions.event_key
             and open_entries.contribution_key = contributions.contribution_key
-    where contributions.event_id is null
+    where contributions.event_key is null
 ),
 
 new_entries as (
@@ -134,6 +137,7 @@ new_entries as (
         'entry' as posting_type,
         cast(null as varchar) as reverses_posting_id,
         contributions.event_id,
+        contributions.event_key,
         contributions.company_id,
         contributions.revenue_date,
         contributions.currency,
@@ -142,11 +146,11 @@ new_entries as (
     from contributions
     left join open_entries
         on
-            contributions.event_id = open_entries.event_id
+            contributions.event_key = open_entries.event_key
             and contributions.contribution_key = open_entries.contribution_key
     left join entries_so_far
         on
-            contributions.event_id = entries_so_far.event_id
+            contributions.event_key = entries_so_far.event_key
             and contributions.contribution_key = entries_so_far.contribution_key
     where open_entries.posting_id is null
 ),

@@ -30,7 +30,7 @@ late_copies as (
     select copies.*
     from copies
     inner join changed_events
-        on copies.event_id = changed_events.event_id
+        on copies.event_key = changed_events.event_key
     where copies.is_late
 ),
 

@@ -40,7 +40,7 @@ invalid_rows as (
 
 conflicting_versions as (
     select distinct
-        copies.event_id,
+        copies.event_key,
         copies.version
     from copies
     where
@@ -57,7 +57,7 @@ conflicting_rows as (
     from staged
     inner join conflicting_versions
         on
-            staged.event_id = conflicting_versions.event_id
+            staged.event_key = conflicting_versions.event_key
             and staged.version = conflicting_versions.version
     where staged.invalid_reason is null
 ),

@@ -106,6 +106,9 @@ final as (
     select
         {{ rerun_safe.stable_hash(['in_window._file_id', 'in_window.source_line']) }} as _row_id,
         in_window.event_id,
+        case
+            when in_window.invalid_reason is null then {{ rerun_safe.surrogate_key(['in_window.event_id']) }}
+        end as event_key,
         in_window.event_type,
         in_window.company_id,
         in_window.order_id,
