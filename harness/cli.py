@@ -11,14 +11,14 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import yaml
 
-from harness import checks
+from harness import checks, demo
 from harness.context import CheckContext
 from harness.dbt_invoke import DbtSettings
 from harness.deliveries import DEFAULT_BATCH_PATTERN
@@ -43,7 +43,7 @@ def parse_vars(text: str | None) -> dict[str, Any]:
     return value
 
 
-def _common_arguments() -> argparse.ArgumentParser:
+def _dbt_arguments() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     dbt = common.add_argument_group("dbt")
     dbt.add_argument("--project-dir", type=Path, default=Path("."), help="dbt project folder (default: .)")
@@ -61,7 +61,12 @@ def _common_arguments() -> argparse.ArgumentParser:
         "--landing-var", default="landing_path",
         help="dbt var naming the landing folder (default: landing_path)",
     )
-    dbt.add_argument("--show-dbt-output", action="store_true", help="do not pass --quiet to dbt")
+    dbt.add_argument("--show-dbt-output", action="store_true", help="show dbt's own log lines")
+    return common
+
+
+def _common_arguments() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False, parents=[_dbt_arguments()])
     data = common.add_argument_group("deliveries")
     data.add_argument("--deliveries", type=Path, default=None, metavar="DIR", help="folder of CSV delivery files")
     data.add_argument(
@@ -98,6 +103,10 @@ def build_parser() -> argparse.ArgumentParser:
     for check in checks.CHECKS:
         check.add_arguments(every.add_argument_group(check.NAME))
     commands.add_parser("generate", help=GENERATE_HELP, add_help=False)
+    demo_parser = commands.add_parser(
+        "demo", help=demo.HELP, description=demo.HELP, parents=[_dbt_arguments()]
+    )
+    demo.add_arguments(demo_parser)
     return parser
 
 
@@ -112,7 +121,7 @@ def _run_generate(argv: Sequence[str]) -> int:
     return int(generate.run(parser.parse_args(list(argv))))
 
 
-def _progress(quiet: bool, started: float):
+def _progress(quiet: bool, started: float) -> Callable[[str], None]:
     def report(message: str) -> None:
         if not quiet:
             print(f"[{time.monotonic() - started:7.1f}s] {message}", file=sys.stderr, flush=True)
@@ -120,21 +129,15 @@ def _progress(quiet: bool, started: float):
     return report
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "generate":
-        return _run_generate(argv[1:])
-    args = build_parser().parse_args(argv)
-    selected: list[ModuleType] = list(checks.CHECKS) if args.command == "all" else [checks.by_name()[args.command]]
-
+def _settings(args: argparse.Namespace) -> DbtSettings | None:
     project_dir = args.project_dir.resolve()
     if not (project_dir / "dbt_project.yml").exists():
         print(f"rerun-safe: no dbt_project.yml in {project_dir}", file=sys.stderr)
-        return 2
+        return None
     profiles_dir = args.profiles_dir
     if profiles_dir is None and (project_dir / "profiles.yml").exists():
         profiles_dir = project_dir
-    settings = DbtSettings(
+    return DbtSettings(
         project_dir=project_dir,
         profiles_dir=profiles_dir.resolve() if profiles_dir else None,
         target=args.target,
@@ -142,6 +145,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         landing_var=args.landing_var,
         show_dbt_output=args.show_dbt_output,
     )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "generate":
+        return _run_generate(argv[1:])
+    args = build_parser().parse_args(argv)
+    settings = _settings(args)
+    if settings is None:
+        return 2
+    if args.command == "demo":
+        return demo.run(args, settings)
+    selected: list[ModuleType] = list(checks.CHECKS) if args.command == "all" else [checks.by_name()[args.command]]
+    needing = [check.NAME for check in selected if check.NEEDS_DELIVERIES]
+    if needing and args.deliveries is None:
+        print(f"rerun-safe: {', '.join(needing)} needs --deliveries DIR", file=sys.stderr)
+        return 2
     if args.work_dir is not None:
         args.work_dir.mkdir(parents=True, exist_ok=True)
     workdir = Path(tempfile.mkdtemp(prefix="rerun-safe-", dir=args.work_dir))

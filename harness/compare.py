@@ -62,6 +62,17 @@ def compare_snapshots(
                 raise ValueError(
                     f"{model.name}: meta.rerun_safe.compare = history needs group_by and sum_columns"
                 )
+            unreadable = [
+                f"{snapshot.label}: view could not be read: {error}"
+                for snapshot in (left, right)
+                for name, error in snapshot.view_errors
+                if name.lower() == relation.display_name.lower()
+            ]
+            if unreadable:
+                comparison.diffs.append(
+                    TableDiff(table=relation.display_name, schema_changes=unreadable)
+                )
+                continue
             if key not in left_relations or key not in right_relations:
                 comparison.diffs.append(
                     TableDiff(
@@ -71,18 +82,19 @@ def compare_snapshots(
                     )
                 )
                 continue
-            comparison.diffs.append(
-                diff_sides(
-                    con,
-                    relation.display_name,
-                    _side(con, "l", left_relations[key], model, history),
-                    _side(con, "r", right_relations[key], model, history),
-                    key=model.rerun_safe.group_by if history else model.unique_key,
-                    excluded=model.rerun_safe.volatile_columns,
-                    mode="history" if history else "exact",
-                    sample_size=sample_size,
-                )
+            diff = diff_sides(
+                con,
+                relation.display_name,
+                _side(con, "l", left_relations[key], model, history),
+                _side(con, "r", right_relations[key], model, history),
+                key=model.rerun_safe.group_by if history else model.unique_key,
+                excluded=model.rerun_safe.volatile_columns,
+                mode="history" if history else "exact",
+                sample_size=sample_size,
             )
+            if diff.key:
+                diff.key_source = "meta.rerun_safe.group_by" if history else model.key_source
+            comparison.diffs.append(diff)
         present = set(left_relations) | set(right_relations)
         for model in project.models:
             if model.relation_key in present:

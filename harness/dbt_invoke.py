@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -105,7 +106,8 @@ def build_args(
     if full_refresh:
         args.append("--full-refresh")
     if not settings.show_dbt_output:
-        args.append("--quiet")
+        # Errors reach the report through run_results.json; dbt's own lines would bury it.
+        args += ["--log-level", "none"]
     return args
 
 
@@ -134,17 +136,8 @@ def invoke(
         outcome = dbtRunner().invoke(args)
     duration = time.monotonic() - started
     error = str(outcome.exception) if outcome.exception is not None else None
-    nodes: list[NodeResult] = []
-    if run_results.exists():
-        for entry in json.loads(run_results.read_text()).get("results", []):
-            nodes.append(
-                NodeResult(
-                    unique_id=entry["unique_id"],
-                    status=str(entry.get("status", "")),
-                    message=str(entry.get("message") or ""),
-                )
-            )
-    elif error is None:
+    nodes = read_run_results(target_path)
+    if not run_results.exists() and error is None:
         error = f"dbt {command} wrote no run_results.json in {target_path}"
     if error is None and not nodes:
         raise DbtError(
@@ -152,3 +145,39 @@ def invoke(
             "the selection matched nothing"
         )
     return DbtRun(command, args, target_path, nodes, error, duration)
+
+
+def subprocess_command(
+    settings: DbtSettings,
+    command: str,
+    *,
+    warehouse: Path,
+    target_path: Path,
+    landing: Path | None,
+    select: Sequence[str] = (),
+    full_refresh: bool = False,
+) -> tuple[list[str], dict[str, str]]:
+    """argv and environment to run the same dbt command in a child process (to kill it, or to
+    run two at once); read its outcome with `read_run_results(target_path)`."""
+    argv = [sys.executable, "-c", "from dbt.cli.main import cli; cli()"]
+    argv += build_args(
+        settings, command, target_path=target_path, landing=landing,
+        select=select, full_refresh=full_refresh,
+    )
+    env = dict(os.environ)
+    env[WAREHOUSE_ENV_VAR] = str(warehouse)
+    return argv, env
+
+
+def read_run_results(target_path: Path) -> list[NodeResult]:
+    run_results = target_path / "run_results.json"
+    if not run_results.exists():
+        return []
+    return [
+        NodeResult(
+            unique_id=entry["unique_id"],
+            status=str(entry.get("status", "")),
+            message=str(entry.get("message") or ""),
+        )
+        for entry in json.loads(run_results.read_text()).get("results", [])
+    ]

@@ -12,6 +12,11 @@ import yaml
 # Node types that own a relation in the warehouse whose rows the harness judges.
 DATA_RESOURCE_TYPES = ("model", "seed", "snapshot")
 COMPARE_MODES = ("exact", "skip", "history")
+# Generic tests that declare a grain over several columns, and the kwarg naming the columns.
+UNIQUE_COMBINATION_TESTS = {
+    "unique_combination": "columns",
+    "unique_combination_of_columns": "combination_of_columns",  # dbt_utils
+}
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,7 @@ class Model:
     identifier: str
     materialized: str
     unique_key: tuple[str, ...] = ()
+    key_source: str = ""  # "config" | "unique test" | "unique_combination test" | ""
     rerun_safe: RerunSafeMeta = field(default_factory=RerunSafeMeta)
 
     @property
@@ -83,9 +89,42 @@ def _as_key(value: Any) -> tuple[str, ...]:
     return tuple(str(item) for item in value)
 
 
+def keys_from_tests(nodes: dict[str, Any]) -> dict[str, tuple[tuple[str, ...], str]]:
+    """A key per model from its data tests, when its config declares none: a `unique` column
+    that is also `not_null`, else a unique combination, else any `unique` column."""
+    unique: dict[str, list[str]] = {}
+    not_null: dict[str, set[str]] = {}
+    combos: dict[str, list[tuple[str, ...]]] = {}
+    for node in nodes.values():
+        metadata = node.get("test_metadata") or {}
+        model = node.get("attached_node")
+        if node.get("resource_type") != "test" or not model:
+            continue
+        name, kwargs = metadata.get("name"), metadata.get("kwargs") or {}
+        column = kwargs.get("column_name")
+        if name == "unique" and column:
+            unique.setdefault(model, []).append(str(column))
+        elif name == "not_null" and column:
+            not_null.setdefault(model, set()).add(str(column))
+        elif name in UNIQUE_COMBINATION_TESTS and kwargs.get(UNIQUE_COMBINATION_TESTS[name]):
+            combos.setdefault(model, []).append(_as_key(kwargs[UNIQUE_COMBINATION_TESTS[name]]))
+    keys: dict[str, tuple[tuple[str, ...], str]] = {}
+    for model in set(unique) | set(combos):
+        columns = sorted(unique.get(model, []))
+        required = [c for c in columns if c in not_null.get(model, set())]
+        if required:
+            keys[model] = ((required[0],), "unique test")
+        elif combos.get(model):
+            keys[model] = (sorted(combos[model])[0], "unique_combination test")
+        else:
+            keys[model] = ((columns[0],), "unique test")
+    return keys
+
+
 def load_manifest(target_path: Path) -> Project:
     manifest = json.loads((target_path / "manifest.json").read_text())
     project_name = manifest.get("metadata", {}).get("project_name", "")
+    tested_keys = keys_from_tests(manifest.get("nodes", {}))
     models: list[Model] = []
     for unique_id, node in manifest.get("nodes", {}).items():
         if node.get("resource_type") not in DATA_RESOURCE_TYPES:
@@ -98,6 +137,10 @@ def load_manifest(target_path: Path) -> Project:
             continue
         meta = dict(node.get("meta") or {})
         meta.update(config.get("meta") or {})
+        key = _as_key(config.get("unique_key"))
+        key_source = "config" if key else ""
+        if not key and unique_id in tested_keys:
+            key, key_source = tested_keys[unique_id]
         models.append(
             Model(
                 unique_id=unique_id,
@@ -107,7 +150,8 @@ def load_manifest(target_path: Path) -> Project:
                 schema=str(node.get("schema") or ""),
                 identifier=str(node.get("alias") or node.get("identifier") or node["name"]),
                 materialized=materialized,
-                unique_key=_as_key(config.get("unique_key")),
+                unique_key=key,
+                key_source=key_source,
                 rerun_safe=RerunSafeMeta.from_meta(meta),
             )
         )

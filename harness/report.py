@@ -24,19 +24,33 @@ def overall_exit_code(results: Sequence[CheckResult]) -> int:
 def _diff_lines(diff: TableDiff, indent: str) -> list[str]:
     mode = " [history: sums per group]" if diff.mode == "history" else ""
     key = f" key ({', '.join(diff.key)})" if diff.key else ""
+    if diff.key and diff.key_source not in ("", "config"):
+        key += f" from {diff.key_source}"
     lines = [f"{indent}{'ok  ' if diff.identical else 'DIFF'} {diff.table}{mode}{key}: {diff.summary()}"]
     if diff.excluded_columns:
-        lines.append(f"{indent}     excluded (volatile): {', '.join(diff.excluded_columns)}")
+        lines.append(f"{indent}     excluded (meta.rerun_safe.volatile_columns): {', '.join(diff.excluded_columns)}")
     if diff.sample:
-        lines.append(f"{indent}     sample (- left only, + right only):")
+        lines.append(f"{indent}     sample (_side -: left only, +: right only; _copies: how many more):")
         lines.extend(textwrap.indent(diff.sample, indent + "       ").splitlines())
     return lines
 
 
-def _comparison_lines(comparison: Comparison) -> list[str]:
-    lines = [f"  {comparison.label}: {comparison.left} vs {comparison.right}"]
+def _comparison_lines(comparison: Comparison, verbose: bool = False) -> list[str]:
+    lines = [f"  {comparison.label}  [- {comparison.left} | + {comparison.right}]"]
+    def worth_a_line(diff: TableDiff) -> bool:
+        return verbose or not diff.identical or bool(diff.excluded_columns) or diff.mode != "exact"
+
+    plain = [d.table for d in comparison.diffs if not worth_a_line(d)]
+    if plain and not verbose:
+        lines.extend(
+            textwrap.wrap(
+                f"ok   {len(plain)} identical: " + ", ".join(plain),
+                width=100, initial_indent="    ", subsequent_indent="           ",
+            )
+        )
     for diff in comparison.diffs:
-        lines.extend(_diff_lines(diff, "    "))
+        if worth_a_line(diff):
+            lines.extend(_diff_lines(diff, "    "))
     for skipped in comparison.not_judged:
         lines.append(f"    --   {skipped.table}: not judged: {skipped.reason}")
     return lines
@@ -45,7 +59,8 @@ def _comparison_lines(comparison: Comparison) -> list[str]:
 def render_terminal(results: Sequence[CheckResult]) -> str:
     lines: list[str] = []
     for result in results:
-        lines.append(f"== {result.name}: {MARK[result.status]} ({result.duration_s:.1f} s)")
+        headline = "" if result.passed else f": {result.headline()}"
+        lines.append(f"== {result.name}: {MARK[result.status]} ({result.duration_s:.1f} s){headline}")
         for error in result.errors:
             lines.append(f"  error: {error}")
         for comparison in result.comparisons:
@@ -79,12 +94,11 @@ def write_junit(results: Sequence[CheckResult], path: Path) -> None:
             suite, "testcase", classname="rerun_safe", name=result.name, time=f"{result.duration_s:.3f}"
         )
         details = "\n".join(
-            line for comparison in result.comparisons for line in _comparison_lines(comparison)
+            line for comparison in result.comparisons for line in _comparison_lines(comparison, verbose=True)
         )
         if result.status is Status.FAIL:
-            message = result.failure_message()
-            failure = ET.SubElement(case, "failure", message=message.splitlines()[0] if message else "failed")
-            failure.text = message + "\n\n" + details
+            failure = ET.SubElement(case, "failure", message=result.headline() or "failed")
+            failure.text = result.failure_message() + "\n\n" + details
         elif result.status is Status.ERROR:
             error = ET.SubElement(case, "error", message=(result.errors or ["error"])[0])
             error.text = "\n".join(result.errors)
@@ -108,9 +122,7 @@ def render_markdown(results: Sequence[CheckResult], summary_path: Path | None = 
     icon = {Status.PASS: "✅ pass", Status.FAIL: "❌ fail", Status.ERROR: "⚠️ error"}
     lines = ["## rerun-safe", "", "| check | result | time | finding |", "|---|---|---|---|"]
     for result in results:
-        finding = result.failure_message().splitlines()[0] if not result.passed and result.failure_message() else (
-            result.notes[0] if result.notes else ""
-        )
+        finding = result.headline()
         lines.append(
             f"| {result.name} | {icon[result.status]} | {result.duration_s:.1f} s | {_md_escape(finding)} |"
         )
@@ -118,7 +130,7 @@ def render_markdown(results: Sequence[CheckResult], summary_path: Path | None = 
         lines += ["", f"### {result.name}: {MARK[result.status]}", ""]
         lines += [f"- **error**: {_md_escape(error)}" for error in result.errors]
         for comparison in result.comparisons:
-            lines += [f"**{comparison.label}**", "", "| table | result | excluded columns |", "|---|---|---|"]
+            lines += [f"**{comparison.label}** (- {comparison.left}, + {comparison.right})", "", "| table | result | excluded columns |", "|---|---|---|"]
             for diff in comparison.diffs:
                 lines.append(
                     f"| `{diff.table}` | {'identical' if diff.identical else _md_escape(diff.summary())} "

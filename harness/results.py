@@ -19,6 +19,7 @@ class TableDiff:
     table: str
     mode: str = "exact"  # exact | history (sums per group)
     key: tuple[str, ...] = ()
+    key_source: str = ""  # where the key came from: config, unique test, ...
     excluded_columns: tuple[str, ...] = ()
     left_rows: int = 0
     right_rows: int = 0
@@ -158,6 +159,23 @@ class CheckResult:
                 if not diff.identical:
                     failing.setdefault(diff.table.split(".")[-1], []).append(comparison.label)
         return failing
+
+    def headline(self) -> str:
+        """One line for a table cell or a JUnit failure message."""
+        failing = sorted(self.failing_tables())
+        parts = []
+        if self.errors:
+            first = self.errors[0].splitlines()[0]
+            more = f" (+{len(self.errors) - 1} more)" if len(self.errors) > 1 else ""
+            parts.append(f"{first[:200]}{more}")
+        if failing:
+            parts.append(f"{len(failing)} table(s) differ: {', '.join(failing)}")
+        if parts:
+            return "; ".join(parts)
+        if self.notes:
+            return self.notes[0]
+        tables = {d.table for c in self.comparisons for d in c.diffs}
+        return f"{len(tables)} table(s) identical" if tables else ""
 
     def failure_message(self) -> str:
         lines = list(self.errors)

@@ -10,6 +10,7 @@ changes to the landing folder cannot change it.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import duckdb
 from harness.diff import quote
 
 SYSTEM_SCHEMAS = ("information_schema", "pg_catalog")
+FROZEN_PREFIX = "__rerun_safe_frozen_"
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,7 @@ class Snapshot:
     label: str
     path: Path
     relations: tuple[Relation, ...]
-    view_errors: tuple[str, ...] = ()
+    view_errors: tuple[tuple[str, str], ...] = ()  # (schema.name, error) of unreadable views
 
 
 def list_relations(con: duckdb.DuckDBPyConnection, catalog: str) -> list[Relation]:
@@ -59,45 +61,51 @@ def list_relations(con: duckdb.DuckDBPyConnection, catalog: str) -> list[Relatio
     ]
 
 
-def take_snapshot(warehouse: Path, dest_dir: Path, label: str) -> Snapshot:
-    """Copy the warehouse (and its WAL) into dest_dir and freeze its views into tables."""
+def take_snapshot(
+    warehouse: Path,
+    dest_dir: Path,
+    label: str,
+    freeze_views: Collection[tuple[str, str]] | None = None,
+) -> Snapshot:
+    """Copy the warehouse (and its WAL) into dest_dir and freeze its views into tables: the
+    views whose (schema, name) is in freeze_views (the project's models), or all when None."""
     if not warehouse.exists():
-        raise FileNotFoundError(f"warehouse {warehouse} does not exist: did the build run?")
+        raise FileNotFoundError(
+            f"warehouse {warehouse} does not exist after dbt ran: does the profile read "
+            "env_var('DBT_DUCKDB_PATH')?"
+        )
     dest_dir.mkdir(parents=True, exist_ok=True)
     copy = dest_dir / warehouse.name
     shutil.copy2(warehouse, copy)
     wal = warehouse.with_name(warehouse.name + ".wal")
     if wal.exists():
         shutil.copy2(wal, copy.with_name(copy.name + ".wal"))
-    errors: list[str] = []
+    errors: list[tuple[str, str]] = []
     con = duckdb.connect(str(copy))
     try:
         catalog = str(con.execute("select current_database()").fetchone()[0])  # type: ignore[index]
         relations = list_relations(con, catalog)
-        for relation in relations:
-            if relation.kind != "view":
-                continue
-            name = f"{quote(relation.schema)}.{quote(relation.name)}"
-            frozen = f"{quote(relation.schema)}.{quote('__rerun_safe_frozen_' + relation.name)}"
+        views = [
+            relation for relation in relations
+            if relation.kind == "view" and (freeze_views is None or relation.key in freeze_views)
+        ]
+        frozen: list[Relation] = []
+        # Views may read each other: read every view first, swap names afterwards.
+        for view in views:
             try:
-                con.execute(f"create table {frozen} as select * from {name}")
-            except duckdb.Error as exc:
-                errors.append(f"view {relation.display_name} could not be read: {exc}")
-                continue
-            # Views may read each other: drop and rename only after all were read.
-        for relation in relations:
-            if relation.kind != "view":
-                continue
-            frozen_name = "__rerun_safe_frozen_" + relation.name
-            exists = con.execute(
-                "select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
-                [relation.schema, frozen_name],
-            ).fetchone()
-            con.execute(f"drop view {quote(relation.schema)}.{quote(relation.name)}")
-            if exists and exists[0]:
                 con.execute(
-                    f"alter table {quote(relation.schema)}.{quote(frozen_name)} rename to {quote(relation.name)}"
+                    f"create table {quote(view.schema)}.{quote(FROZEN_PREFIX + view.name)} as "
+                    f"select * from {quote(view.schema)}.{quote(view.name)}"
                 )
+                frozen.append(view)
+            except duckdb.Error as exc:  # reported by the comparison, if the view is judged
+                errors.append((view.display_name, str(exc).splitlines()[0]))
+        for view in frozen:
+            con.execute(f"drop view {quote(view.schema)}.{quote(view.name)}")
+            con.execute(
+                f"alter table {quote(view.schema)}.{quote(FROZEN_PREFIX + view.name)} "
+                f"rename to {quote(view.name)}"
+            )
         con.execute("checkpoint")
     finally:
         con.close()

@@ -2,15 +2,29 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
+import shutil
+import subprocess
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.dbt_invoke import DbtRun, DbtSettings, invoke
+from harness.dbt_invoke import DbtRun, DbtSettings, invoke, read_run_results, subprocess_command
+from harness.project import Project
 from harness.warehouse import Snapshot, take_snapshot
 
 Progress = Callable[[str], None]
+
+
+@dataclass
+class Spawned:
+    command: str
+    argv: list[str]
+    process: subprocess.Popen[bytes]
+    target_path: Path
+    started: float
 
 
 @dataclass
@@ -21,6 +35,7 @@ class Lane:
     settings: DbtSettings
     progress: Progress
     runs: list[DbtRun] = field(default_factory=list)
+    spawns: int = 0
 
     @property
     def warehouse(self) -> Path:
@@ -40,7 +55,10 @@ class Lane:
     ) -> DbtRun:
         self.warehouse.parent.mkdir(parents=True, exist_ok=True)
         number = len(self.runs) + 1
-        target = self.root / f"target_{number:02d}_{command}"
+        # One dbt target path per lane: the vars stay the same within a lane, so dbt's partial
+        # parsing skips the re-parse (about 2.4 s -> 0.9 s per build on a tiny project). Each
+        # run's artifacts are then archived to a folder of their own.
+        target = self.root / "target"
         what = f"dbt {command}" + (" --full-refresh" if full_refresh else "")
         if select:
             what += " -s " + " ".join(select)
@@ -54,14 +72,58 @@ class Lane:
             select=select,
             full_refresh=full_refresh,
         )
+        run = archive_artifacts(run, self.root / "runs" / f"{number:02d}_{command}")
         self.runs.append(run)
         verdict = "ok" if run.ok else f"{len(run.problems)} problem(s)"
         self.progress(f"{self.root.name}: {what}: {verdict} in {run.duration_s:.1f}s")
         return run
 
-    def snapshot(self, label: str) -> Snapshot:
+    def spawn(
+        self,
+        command: str = "build",
+        *,
+        select: Sequence[str] = (),
+        full_refresh: bool = False,
+    ) -> Spawned:
+        """Start dbt in a child process (to kill it mid-build, or to run two at once). Each
+        spawn gets its own target path; finish it with `collect`."""
+        self.warehouse.parent.mkdir(parents=True, exist_ok=True)
+        self.spawns += 1
+        number = self.spawns  # not len(runs): two spawns may be running at once
+        target = self.root / f"target_spawn_{number:02d}_{command}"
+        argv, env = subprocess_command(
+            self.settings, command, warehouse=self.warehouse, target_path=target,
+            landing=self.landing, select=select, full_refresh=full_refresh,
+        )
+        self.progress(f"{self.root.name}: dbt {command} (child process) ...")
+        log = (self.root / f"spawn_{number:02d}.log").open("w")
+        process = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT)
+        log.close()
+        return Spawned(command=command, argv=argv, process=process, target_path=target, started=time.monotonic())
+
+    def collect(self, spawned: Spawned, timeout: float | None = None, record: bool = True) -> DbtRun:
+        """Wait for a spawned dbt; a killed one is a run with an error. Pass record=False for
+        a run killed on purpose, so `problems()` does not count it against the check."""
+        returncode = spawned.process.wait(timeout=timeout)
+        error = None if returncode in (0, 1) else f"dbt {spawned.command} exited with {returncode}"
+        run = DbtRun(
+            command=spawned.command,
+            args=spawned.argv,
+            target_path=spawned.target_path,
+            nodes=read_run_results(spawned.target_path),
+            error=error,
+            duration_s=time.monotonic() - spawned.started,
+        )
+        if record:
+            self.runs.append(run)
+        return run
+
+    def snapshot(self, label: str, project: Project | None = None) -> Snapshot:
+        """Copy the warehouse; views that are models of `project` are frozen into tables (all
+        views when no project is given)."""
         slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", label)
-        return take_snapshot(self.warehouse, self.root / "snapshots" / slug, label)
+        freeze = None if project is None else set(project.by_relation())
+        return take_snapshot(self.warehouse, self.root / "snapshots" / slug, label, freeze)
 
     def problems(self) -> list[str]:
         return [
@@ -69,3 +131,16 @@ class Lane:
             for i, run in enumerate(self.runs, start=1)
             for problem in run.problems
         ]
+
+
+ARTIFACTS = ("run_results.json", "manifest.json")
+
+
+def archive_artifacts(run: DbtRun, archive: Path) -> DbtRun:
+    """Copy a run's artifacts out of the shared target path; the run then points at the copy."""
+    archive.mkdir(parents=True, exist_ok=True)
+    for name in ARTIFACTS:
+        source = run.target_path / name
+        if source.exists():
+            shutil.copy2(source, archive / name)
+    return dataclasses.replace(run, target_path=archive)

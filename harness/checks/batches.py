@@ -8,6 +8,7 @@ import time
 from harness.compare import Purpose, compare_snapshots
 from harness.context import CheckContext, finish, manifest_of, selected_nodes
 from harness.deliveries import Batch, land, regroup
+from harness.project import Project
 from harness.results import CheckResult, Comparison
 from harness.warehouse import Snapshot
 from harness.workspace import Lane
@@ -56,20 +57,22 @@ def run(ctx: CheckContext) -> CheckResult:
     splits = variants(ctx.batches(), int(ctx.option("keys_per_batch", 2)))
     lanes: list[Lane] = []
     snapshots: list[Snapshot] = []
+    project: Project | None = None
     for index, (name, split) in enumerate(splits, start=1):
         lane = ctx.lane(NAME, f"variant_{index}")
         _build(ctx, lane, split)
         lanes.append(lane)
-        snapshots.append(lane.snapshot(f"{name} ({len(split)} builds)"))
-    project = manifest_of(lanes[0].runs[0])
+        project = project or manifest_of(lane.runs[0])
+        snapshots.append(lane.snapshot(f"{name} ({len(split)} builds)", project))
+    assert project is not None  # variants() always yields the natural split
     selected = selected_nodes(lanes[0].runs[0], ctx.select)
     comparisons: list[Comparison] = [
         compare_snapshots(
             snapshots[0], other, project,
-            label=f"{snapshots[0].label} (-) vs {other.label} (+)",
+            label=f"{splits[0][0]} vs {splits[index][0]}",
             purpose=Purpose.CONVERGE, selected=selected, sample_size=ctx.sample_size,
         )
-        for other in snapshots[1:]
+        for index, other in enumerate(snapshots[1:], start=1)
     ]
     notes = [] if comparisons else ["only one batch key: no other split to compare"]
     return finish(NAME, started, comparisons, lanes, notes)

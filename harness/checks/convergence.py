@@ -34,10 +34,10 @@ def run(ctx: CheckContext) -> CheckResult:
     full.dbt("build", select=ctx.select, full_refresh=True)
 
     comparison = compare_snapshots(
-        full.snapshot("full refresh"),
-        incremental.snapshot(f"batch by batch ({len(batches)} builds)"),
+        full.snapshot("full refresh", project),
+        incremental.snapshot(f"batch by batch ({len(batches)} builds)", project),
         project,
-        label="full refresh (-) vs batch by batch (+)",
+        label="batch by batch vs one full refresh",
         purpose=Purpose.CONVERGE,
         selected=selected,
         sample_size=ctx.sample_size,

@@ -41,9 +41,9 @@ def run(ctx: CheckContext) -> CheckResult:
         ]
         for model in models:
             lane.dbt("run", select=(model.name,), uses_landing=uses_landing)
-            before = lane.snapshot(f"{model.name} run 1")
+            before = lane.snapshot(f"{model.name} run 1", project)
             lane.dbt("run", select=(model.name,), uses_landing=uses_landing)
-            after = lane.snapshot(f"{model.name} run 2")
+            after = lane.snapshot(f"{model.name} run 2", project)
             comparison = compare_snapshots(
                 before, after, project, label=f"dbt run -s {model.name} twice",
                 purpose=Purpose.RERUN, selected={model.unique_id}, sample_size=ctx.sample_size,
@@ -55,9 +55,9 @@ def run(ctx: CheckContext) -> CheckResult:
         notes = [f"not run on their own (compare = skip): {', '.join(skipped)}"] if skipped else []
         return finish(NAME, started, comparisons, [lane], notes)
 
-    before = lane.snapshot("after build 1")
+    before = lane.snapshot("after build 1", project)
     lane.dbt("build", select=ctx.select, uses_landing=uses_landing)
-    after = lane.snapshot("after build 2")
+    after = lane.snapshot("after build 2", project)
     comparisons.append(
         compare_snapshots(
             before, after, project, label="build twice, same inputs",

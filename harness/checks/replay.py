@@ -27,14 +27,14 @@ def run(ctx: CheckContext) -> CheckResult:
         lane.dbt("build", select=ctx.select)
     project = manifest_of(lane.runs[0])
     selected = selected_nodes(lane.runs[0], ctx.select)
-    before = lane.snapshot("before replay")
+    before = lane.snapshot("before replay", project)
 
     touched = redeliver_same_name(lane.landing)
     lane.dbt("build", select=ctx.select)
-    same_names = lane.snapshot("same names redelivered")
+    same_names = lane.snapshot("same names redelivered", project)
     copies = redeliver_new_names(lane.landing)
     lane.dbt("build", select=ctx.select)
-    new_names = lane.snapshot("new names redelivered")
+    new_names = lane.snapshot("new names redelivered", project)
 
     comparisons = [
         compare_snapshots(

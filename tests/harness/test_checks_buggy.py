@@ -1,0 +1,87 @@
+"""Each known re-run bug of the `buggy` fixture is reported by the check that must catch it.
+
+Fixture: tests/fixtures/projects/buggy, one model per bug; deliveries in tests/fixtures/deliveries.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.results import Status
+from tests.harness.helpers import run_fixture_check
+
+
+def test_idempotency_catches_blind_append_and_current_time(workdir: Path) -> None:
+    # Building twice with the same files: a blind append doubles its rows, now() changes a column.
+    result = run_fixture_check("idempotency", "buggy", workdir)
+    assert result.status is Status.FAIL
+    (comparison,) = result.comparisons
+    blind = comparison.diff_for("blind_append")
+    assert blind.right_rows == 2 * blind.left_rows
+    assert "duplicated rows" in blind.kinds()
+    current = comparison.diff_for("current_time")
+    assert current.key == ("event_id",)
+    assert set(current.changed_columns) == {"computed_at"}
+    assert current.keys_changed == current.left_rows
+    assert set(result.failing_tables()) == {"blind_append", "current_time"}
+
+
+def test_idempotency_per_model_runs_each_model_twice(workdir: Path) -> None:
+    # `dbt run -s model` twice after one build: only the model itself is judged each time.
+    result = run_fixture_check(
+        "idempotency", "buggy", workdir, select=("blind_append", "lookback_zero"), per_model=True
+    )
+    assert result.status is Status.FAIL
+    labels = [c.label for c in result.comparisons]
+    assert labels == ["dbt run -s blind_append twice", "dbt run -s lookback_zero twice"]
+    blind, lookback = result.comparisons
+    assert [d.table for d in blind.diffs] == ["main.blind_append"]
+    assert "duplicated rows" in blind.diffs[0].kinds()
+    assert lookback.passed
+
+
+def test_convergence_catches_merge_on_non_unique_key_and_zero_lookback(workdir: Path) -> None:
+    # Three batches built one by one vs one full refresh of all files.
+    result = run_fixture_check("convergence", "buggy", workdir)
+    assert result.status is Status.FAIL
+    (comparison,) = result.comparisons
+    # merge on order_item_id: the later event of item i1 overwrote both earlier rows.
+    merge = comparison.diff_for("merge_non_unique")
+    assert merge.key == ("order_item_id",)
+    assert "duplicated rows" in merge.kinds()
+    assert "-" in merge.sample and "e6" in merge.sample
+    # zero lookback: batch 3 was ingested before batch 2's max: e8 never loaded.
+    lookback = comparison.diff_for("lookback_zero")
+    assert lookback.keys_removed == 1
+    assert "e8" in lookback.sample
+    assert lookback.surplus_left == 2 and lookback.surplus_right == 0
+    assert {"blind_append", "merge_non_unique", "lookback_zero", "current_time"} <= set(
+        result.failing_tables()
+    )
+
+
+def test_replay_catches_blind_append(workdir: Path) -> None:
+    # Redelivering landed files (same names with a new mtime, then new names) must post nothing.
+    result = run_fixture_check("replay", "buggy", workdir)
+    assert result.status is Status.FAIL
+    same_names, new_names = result.comparisons
+    assert "same names" in same_names.label and "new names" in new_names.label
+    for comparison in (same_names, new_names):
+        blind = comparison.diff_for("blind_append")
+        assert "duplicated rows" in blind.kinds() and blind.surplus_left == 0
+        assert comparison.diff_for("lookback_zero").identical
+    assert "blind_append" in result.failing_tables()
+
+
+def test_batches_catches_the_unbroken_tie(workdir: Path) -> None:
+    # e9 version 1 comes twice with other amounts (batches 1 and 3): the last merged file wins,
+    # so the reverse order keeps 100 where the natural order keeps 999.
+    result = run_fixture_check("batches", "buggy", workdir)
+    assert result.status is Status.FAIL
+    reverse = next(c for c in result.comparisons if "reverse" in c.label)
+    tie = reverse.diff_for("tie_break")
+    assert tie.key == ("event_id",)
+    assert "amount_cents" in tie.changed_columns
+    assert "e9" in tie.sample and "999" in tie.sample and "100" in tie.sample
+    # merge on a non-unique key errors when a later batch brings two rows for one stored item.
+    assert any("merge_non_unique" in error and "MERGE" in error for error in result.errors)

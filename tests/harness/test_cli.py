@@ -1,0 +1,116 @@
+"""The command line: exit status, JUnit XML and Markdown files, --help everywhere."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from harness.cli import build_parser, main
+from tests.harness.helpers import DELIVERIES, PROJECTS
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "harness", *args],
+        cwd=REPO, capture_output=True, text=True, timeout=300, check=False,
+    )
+
+
+def test_idempotency_on_the_twin_exits_0_and_writes_reports(tmp_path: Path) -> None:
+    junit, summary = tmp_path / "junit.xml", tmp_path / "summary.md"
+    done = run_cli(
+        "idempotency",
+        "--project-dir", str(PROJECTS / "correct"),
+        "--deliveries", str(DELIVERIES),
+        "--work-dir", str(tmp_path / "work"),
+        "--junit", str(junit),
+        "--summary", str(summary),
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "== idempotency: PASS" in done.stdout
+    assert "[idempotency] rerun: dbt build" in done.stderr  # progress lines
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite is not None
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("1", "0", "0")
+    (case,) = suite.findall("testcase")
+    assert case.get("name") == "idempotency" and case.find("failure") is None
+    text = summary.read_text()
+    assert "| idempotency | ✅ pass |" in text
+    assert "`main.current_events` | identical" in text
+    assert "`main.run_log` | not judged" in text
+    assert "| `main.event_computed_at` | identical | computed_at |" in text
+    assert not list((tmp_path / "work").iterdir())  # temp folders removed
+
+
+def test_idempotency_on_a_buggy_model_exits_1_with_the_failure_in_junit(tmp_path: Path) -> None:
+    junit = tmp_path / "junit.xml"
+    done = run_cli(
+        "idempotency",
+        "--project-dir", str(PROJECTS / "buggy"),
+        "--deliveries", str(DELIVERIES),
+        "--select", "current_time",
+        "--junit", str(junit),
+        "--quiet",
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "== idempotency: FAIL" in done.stdout and "differ: current_time" in done.stdout
+    assert done.stderr == ""
+    failure = ET.parse(junit).getroot().find("testsuite/testcase/failure")
+    assert failure is not None
+    assert failure.get("message") == "1 table(s) differ: current_time"
+    assert "changed columns: computed_at" in (failure.text or "")
+
+
+def test_a_selection_that_matches_nothing_is_an_error(tmp_path: Path, capsys) -> None:
+    code = main([
+        "idempotency", "--project-dir", str(PROJECTS / "correct"), "--deliveries", str(DELIVERIES),
+        "--select", "no_such_model", "--work-dir", str(tmp_path), "--quiet",
+    ])
+    assert code == 2
+    assert "matched nothing" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "command", ["idempotency", "convergence", "replay", "batches", "lateness", "all"]
+)
+def test_every_command_has_help(command: str, capsys) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        build_parser().parse_args([command, "--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    for flag in ("--project-dir", "--profiles-dir", "--target", "--select", "--vars", "--junit", "--summary"):
+        assert flag in out
+
+
+def test_vars_are_read_like_dbt(capsys) -> None:
+    args = build_parser().parse_args(["lateness", "--vars", "{allowed_lateness_hours: 48, x: 'a'}"])
+    assert args.vars == {"allowed_lateness_hours": 48, "x": "a"}
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["lateness", "--vars", "[1, 2]"])
+    assert "mapping" in capsys.readouterr().err
+
+
+def test_missing_project_or_deliveries_is_an_error(tmp_path: Path, capsys) -> None:
+    assert main(["idempotency", "--project-dir", str(tmp_path)]) == 2
+    assert "no dbt_project.yml" in capsys.readouterr().err
+    assert main(["all", "--project-dir", str(PROJECTS / "correct")]) == 2
+    assert "convergence, replay, batches, lateness needs --deliveries DIR" in capsys.readouterr().err
+
+
+def test_demo_builds_batch_by_batch_and_prints_tables(tmp_path: Path, capsys) -> None:
+    code = main([
+        "demo", "--project-dir", str(PROJECTS / "correct"), "--deliveries", str(DELIVERIES),
+        "--landing", str(tmp_path / "landing"), "--warehouse", str(tmp_path / "w.duckdb"),
+        "--target-path", str(tmp_path / "target"),
+    ])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "batch 3/3 2026-11-03: landed 1 file(s), dbt build ok" in out
+    assert "main.current_events" in out and "main.run_log" in out
+    assert len(list((tmp_path / "landing").glob("*.csv"))) == 4
