@@ -12,7 +12,7 @@
     config(
         incremental_strategy='delete+insert',
         unique_key='event_key',
-        meta={'rerun_safe': {'volatile_columns': ['_changed_run_seq', 'first_seen_run_seq']}},
+        meta={'rerun_safe': {'volatile_columns': ['_changed_run_seq', 'first_seen_run_seq'], 'records_deliveries': true}},
         post_hook=[
             "{{ rerun_safe.log_model_run({
                 'events_changed': 'select count(distinct event_id) from ' ~ this ~ ' where _changed_run_seq = ' ~ rerun_safe.current_run_seq(),

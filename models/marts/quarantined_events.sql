@@ -6,7 +6,7 @@
     config(
         incremental_strategy='merge',
         unique_key='quarantine_id',
-        meta={'rerun_safe': {'volatile_columns': ['quarantined_run_seq']}},
+        meta={'rerun_safe': {'volatile_columns': ['quarantined_run_seq'], 'records_deliveries': true}},
         post_hook=[
             "{{ rerun_safe.log_model_run({
                 'quarantined_this_run': 'select count(*) from ' ~ this ~ ' where quarantined_run_seq = ' ~ rerun_safe.current_run_seq(),

@@ -8,7 +8,7 @@
         incremental_strategy=('replace_partitions' if files_mode else 'merge'),
         partition_column='_file_id',
         unique_key='_row_id',
-        meta={'rerun_safe': {'volatile_columns': ['_loaded_run_seq']}},
+        meta={'rerun_safe': {'volatile_columns': ['_loaded_run_seq'], 'records_deliveries': true}},
         post_hook=[
             "{{ rerun_safe.log_model_run({
                 'files_loaded': 'select count(distinct _file_id) from ' ~ this ~ ' where _loaded_run_seq = ' ~ rerun_safe.current_run_seq(),
