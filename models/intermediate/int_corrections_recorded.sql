@@ -37,7 +37,7 @@
 
 with
 
-staged as (
+staged as {{ rerun_safe.inline_cte() }} (
     select * from {{ ref('stg_landing__events') }}
 ),
 

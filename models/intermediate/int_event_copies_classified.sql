@@ -34,12 +34,12 @@
 
 with
 
-staged as (
+staged as {{ rerun_safe.inline_cte() }} (
     select * from {{ ref('stg_landing__events') }}
     where invalid_reason is null
 ),
 
-corrections as (
+corrections as {{ rerun_safe.inline_cte() }} (
     select * from {{ ref('int_corrections_recorded') }}
 ),
 

@@ -37,7 +37,7 @@
 
 with
 
-copies as (
+copies as {{ rerun_safe.inline_cte() }} (
     select * from {{ ref('int_event_copies_classified') }}
 ),
 

@@ -18,11 +18,11 @@
 
 with
 
-staged as (
+staged as {{ rerun_safe.inline_cte() }} (
     select * from {{ ref('stg_landing__events') }}
 ),
 
-copies as (
+copies as {{ rerun_safe.inline_cte() }} (
     select * from {{ ref('int_event_copies_classified') }}
 ),
 
