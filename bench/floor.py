@@ -1,0 +1,100 @@
+"""Run the floor (bench/floor.sql) on a warehouse for a list of batch CSV files.
+
+    python bench/floor.py --db WAREHOUSE.duckdb --lateness-hours 72 FILE.csv [FILE.csv ...]
+
+Prints one JSON object: {"sql_s": seconds inside DuckDB (read + all writes, one transaction),
+"statements": [[label, seconds], ...], "batch_rows": n}. Run in its own process so bench/run.py
+can read its peak memory like any dbt invocation's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+
+HERE = Path(__file__).resolve().parent
+COLUMNS = ("event_id", "event_type", "company_id", "order_id", "order_item_id", "amount_cents",
+           "currency", "event_time", "ingested_at", "version", "_overflow")
+
+
+def _lit(s: str) -> str:
+    return "'" + s.replace("'", "''") + "'"
+
+
+def landed_sql(files: list[tuple[str, str, str]]) -> str:
+    """One read_csv per file (record ordinals per file), like macros/landing/scan_landing_files."""
+    cols = ", ".join(f"'{c}': 'varchar'" for c in COLUMNS)
+    parts = []
+    for path, name, file_id in files:
+        parts.append(
+            f"select scanned.*, {_lit(file_id)} as _file_id, {_lit(name)} as _file_name, "
+            f"row_number() over () as _record_number from read_csv({_lit(path)}, header = true, "
+            f"auto_detect = false, delim = ',', quote = '\"', escape = '\"', strict_mode = false, "
+            f"null_padding = true, parallel = false, columns = {{{cols}}}) as scanned")
+    return "\nunion all\n".join(parts)
+
+
+def run_floor(db: str, files: list[str], lateness_hours: int = 72, threads: int | None = None,
+              memory_limit: str | None = None) -> dict:
+    t0 = time.perf_counter()
+    con = duckdb.connect(db)
+    if threads:
+        con.execute(f"set threads = {int(threads)}")
+    if memory_limit:
+        con.execute(f"set memory_limit = {_lit(memory_limit)}")
+    statements: list[tuple[str, float]] = []
+    try:
+        con.execute("begin")
+        t = time.perf_counter()
+        # delivery identity (name, size, mtime), exactly as macros/landing/landing_files_to_load
+        file_list = "[" + ", ".join(_lit(f) for f in files) + "]"
+        ids = con.execute(
+            f"select filename, parse_filename(filename), md5(parse_filename(filename) || ':' || "
+            f"cast(size as varchar) || ':' || cast(epoch_ms(last_modified) as varchar)) "
+            f"from read_blob({file_list}) order by 2, 3").fetchall()
+        run_seq = con.execute("select coalesce(max(run_seq), 0) + 1 from main.rerun_safe_runs").fetchone()[0]
+        statements.append(("file ids", time.perf_counter() - t))
+        sql = "\n".join(l for l in (HERE / "floor.sql").read_text().splitlines()
+                        if not l.strip().startswith("--"))
+        sql = (sql.replace("__LANDED__", landed_sql(ids)).replace("__RUN_SEQ__", str(run_seq))
+               .replace("__LATE_S__", str(int(lateness_hours) * 3600)))
+        for stmt in sql.split("\n;;\n"):
+            body = stmt.strip()
+            if not body:
+                continue
+            label = " ".join(body.split()[:4])[:60]
+            t = time.perf_counter()
+            con.execute(body)
+            statements.append((label, time.perf_counter() - t))
+        t = time.perf_counter()
+        con.execute("commit")
+        statements.append(("commit", time.perf_counter() - t))
+        batch_rows = con.execute("select count(*) from main.stg_landing__events where _loaded_run_seq = ?",
+                                 [run_seq]).fetchone()[0]
+    finally:
+        con.close()
+    return {"sql_s": time.perf_counter() - t0, "statements": statements, "batch_rows": batch_rows}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--db", required=True)
+    p.add_argument("--lateness-hours", type=int, default=72)
+    p.add_argument("--threads", type=int, default=int(os.environ.get("BENCH_THREADS", "0")) or None)
+    p.add_argument("--memory-limit", default=os.environ.get("DBT_DUCKDB_MEMORY_LIMIT", "8GB"))
+    p.add_argument("files", nargs="+")
+    a = p.parse_args(argv)
+    out = run_floor(a.db, a.files, a.lateness_hours, a.threads, a.memory_limit)
+    json.dump(out, sys.stdout)
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
