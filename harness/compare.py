@@ -16,8 +16,13 @@ from harness.warehouse import Relation, Snapshot
 class Purpose(str, Enum):
     """Why two snapshots are compared; decides how history tables are judged."""
 
-    RERUN = "rerun"  # same inputs again (idempotency, replay): everything must be identical
+    RERUN = "rerun"  # same inputs again (idempotency): everything must be identical
+    REPLAY = "replay"  # files delivered again: as RERUN, but models that record every delivery
+    # (meta.rerun_safe.records_deliveries) are not judged: a redelivery adds rows to them
     CONVERGE = "converge"  # same inputs, other route (batches, full refresh): balances must match
+
+
+RECORDS_DELIVERIES_REASON = "records every delivery: a redelivery adds rows by design"
 
 
 def _side(con: duckdb.DuckDBPyConnection, alias: str, relation: Relation, model: Model, history: bool) -> Side:
@@ -52,7 +57,7 @@ def compare_snapshots(
         for key in sorted(set(left_relations) | set(right_relations)):
             relation = left_relations.get(key) or right_relations[key]
             model = models.get(key)
-            reason = _not_judged_reason(model, selected)
+            reason = _not_judged_reason(model, selected, purpose)
             if reason:
                 comparison.not_judged.append(NotJudged(relation.display_name, reason))
                 continue
@@ -109,11 +114,13 @@ def compare_snapshots(
     return comparison
 
 
-def _not_judged_reason(model: Model | None, selected: Collection[str] | None) -> str:
+def _not_judged_reason(model: Model | None, selected: Collection[str] | None, purpose: Purpose) -> str:
     if model is None:
         return "not a model of the project (created outside the DAG, e.g. by a hook)"
     if selected is not None and model.unique_id not in selected:
         return "not selected"
     if model.rerun_safe.compare == "skip":
         return "meta.rerun_safe.compare = skip: " + (model.rerun_safe.reason or "no reason given")
+    if purpose is Purpose.REPLAY and model.rerun_safe.records_deliveries:
+        return RECORDS_DELIVERIES_REASON
     return ""

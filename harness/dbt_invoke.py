@@ -86,10 +86,13 @@ def build_args(
     landing: Path | None,
     select: Sequence[str] = (),
     full_refresh: bool = False,
+    extra_vars: dict[str, Any] | None = None,
+    log_level_file: str | None = None,
 ) -> list[str]:
     run_vars = dict(settings.vars)
     if landing is not None:
         run_vars[settings.landing_var] = str(landing)
+    run_vars.update(extra_vars or {})
     args = [
         command,
         "--project-dir", str(settings.project_dir),
@@ -108,6 +111,9 @@ def build_args(
     if not settings.show_dbt_output:
         # Errors reach the report through run_results.json; dbt's own lines would bury it.
         args += ["--log-level", "none"]
+    if log_level_file:
+        # A child process's own log file: what it was doing when killed, why it failed.
+        args += ["--log-level-file", log_level_file]
     return args
 
 
@@ -120,20 +126,24 @@ def invoke(
     landing: Path | None,
     select: Sequence[str] = (),
     full_refresh: bool = False,
+    extra_vars: dict[str, Any] | None = None,
 ) -> DbtRun:
     """Run one dbt command in this process and read its outcome from run_results.json."""
     from dbt.cli.main import dbtRunner  # imported late: `--help` stays fast
 
     args = build_args(
         settings, command, target_path=target_path, landing=landing,
-        select=select, full_refresh=full_refresh,
+        select=select, full_refresh=full_refresh, extra_vars=extra_vars,
     )
     target_path.mkdir(parents=True, exist_ok=True)
     run_results = target_path / "run_results.json"
     run_results.unlink(missing_ok=True)  # never read a previous run's outcome
     started = time.monotonic()
-    with _env(WAREHOUSE_ENV_VAR, str(warehouse)):
-        outcome = dbtRunner().invoke(args)
+    try:
+        with _env(WAREHOUSE_ENV_VAR, str(warehouse)):
+            outcome = dbtRunner().invoke(args)
+    finally:
+        release_duckdb()
     duration = time.monotonic() - started
     error = str(outcome.exception) if outcome.exception is not None else None
     nodes = read_run_results(target_path)
@@ -147,6 +157,29 @@ def invoke(
     return DbtRun(command, args, target_path, nodes, error, duration)
 
 
+def release_duckdb() -> None:
+    """Close the DuckDB database dbt-duckdb keeps open in this process after a run.
+
+    dbt-duckdb (`keep_open`, the default) holds the warehouse file, and its writer lock, in a
+    class attribute until the next run opens another file. A child dbt on the same file would
+    then fail with "Could not set lock on file", and a checkpoint restored over the open file
+    would be overwritten under a live connection. Closing also checkpoints the WAL into the
+    file. A private attribute of dbt-duckdb: on another adapter, or if it moves, do nothing.
+    """
+    try:
+        from dbt.adapters.duckdb.connections import DuckDBConnectionManager
+    except ImportError:
+        return
+    with DuckDBConnectionManager._LOCK:
+        env = getattr(DuckDBConnectionManager, "_ENV", None)
+        if env is None:
+            return
+        close = getattr(env, "close", None)
+        if callable(close):
+            close()
+        DuckDBConnectionManager._ENV = None
+
+
 def subprocess_command(
     settings: DbtSettings,
     command: str,
@@ -156,13 +189,17 @@ def subprocess_command(
     landing: Path | None,
     select: Sequence[str] = (),
     full_refresh: bool = False,
+    extra_vars: dict[str, Any] | None = None,
+    log_level_file: str | None = "info",
 ) -> tuple[list[str], dict[str, str]]:
     """argv and environment to run the same dbt command in a child process (to kill it, or to
-    run two at once); read its outcome with `read_run_results(target_path)`."""
+    run two at once); read its outcome with `read_run_results(target_path)`, and what it did
+    (or why it failed before writing any result) from `target_path / "logs" / "dbt.log"`."""
     argv = [sys.executable, "-c", "from dbt.cli.main import cli; cli()"]
     argv += build_args(
         settings, command, target_path=target_path, landing=landing,
-        select=select, full_refresh=full_refresh,
+        select=select, full_refresh=full_refresh, extra_vars=extra_vars,
+        log_level_file=log_level_file,
     )
     env = dict(os.environ)
     env[WAREHOUSE_ENV_VAR] = str(warehouse)

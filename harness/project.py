@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,9 @@ class RerunSafeMeta:
     sum_columns: tuple[str, ...] = ()
     group_by: tuple[str, ...] = ()
     reason: str = ""
+    # The model keeps one row per delivered row (a staging log, duplicate counts, quarantined
+    # copies): a redelivery under a new name adds rows by design, so replay does not judge it.
+    records_deliveries: bool = False
 
     @classmethod
     def from_meta(cls, meta: dict[str, Any] | None) -> "RerunSafeMeta":
@@ -41,7 +45,16 @@ class RerunSafeMeta:
             sum_columns=tuple(raw.get("sum_columns") or ()),
             group_by=tuple(raw.get("group_by") or ()),
             reason=str(raw.get("reason") or ""),
+            records_deliveries=_as_bool(raw.get("records_deliveries", False), "records_deliveries"),
         )
+
+
+def _as_bool(value: Any, name: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    raise ValueError(f"meta.rerun_safe.{name} must be true or false, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -156,6 +169,38 @@ def load_manifest(target_path: Path) -> Project:
             )
         )
     return Project(name=project_name, models=tuple(sorted(models, key=lambda m: m.unique_id)))
+
+
+def build_order(target_path: Path, unique_ids: Collection[str]) -> list[str]:
+    """`unique_ids` in an order dbt may build them: every node after all of its parents
+    (ephemeral models and nodes left out are followed through), ties by unique_id. Any prefix
+    of it is a state a build stopped between two models can leave behind."""
+    manifest = json.loads((target_path / "manifest.json").read_text())
+    parent_map: dict[str, list[str]] = manifest.get("parent_map") or {}
+    wanted = set(unique_ids)
+
+    def data_parents(node: str, seen: set[str]) -> set[str]:
+        found: set[str] = set()
+        for parent in parent_map.get(node, []):
+            if parent in seen:
+                continue
+            seen.add(parent)
+            if parent in wanted:
+                found.add(parent)
+            else:  # an ephemeral model or an unselected node: its parents still come first
+                found |= data_parents(parent, seen)
+        return found
+
+    parents = {node: data_parents(node, set()) for node in wanted}
+    order: list[str] = []
+    done: set[str] = set()
+    while len(order) < len(wanted):
+        ready = sorted(node for node in wanted - done if parents[node] <= done)
+        if not ready:
+            raise ValueError("the manifest's parent_map has a cycle among the selected nodes")
+        order.append(ready[0])
+        done.add(ready[0])
+    return order
 
 
 def project_vars(project_dir: Path) -> dict[str, Any]:

@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness.results import CheckResult, Comparison, Status, TableDiff
+from harness.results import CheckResult, Comparison, Status, TableDiff, Trial
 
 MARK = {Status.PASS: "PASS", Status.FAIL: "FAIL", Status.ERROR: "ERROR"}
 
@@ -56,6 +56,17 @@ def _comparison_lines(comparison: Comparison, verbose: bool = False) -> list[str
     return lines
 
 
+def _trial_lines(trials: Sequence[Trial]) -> list[str]:
+    if not trials:
+        return []
+    survived = sum(trial.survived for trial in trials)
+    lines = [f"  {len(trials)} point(s) tried: {survived} survived, {len(trials) - survived} failed"]
+    for trial in trials:
+        detail = trial.line()
+        lines.append(f"    {'ok  ' if trial.survived else 'FAIL'} {trial.label}" + (f": {detail}" if detail else ""))
+    return lines
+
+
 def render_terminal(results: Sequence[CheckResult]) -> str:
     lines: list[str] = []
     for result in results:
@@ -63,6 +74,7 @@ def render_terminal(results: Sequence[CheckResult]) -> str:
         lines.append(f"== {result.name}: {MARK[result.status]} ({result.duration_s:.1f} s){headline}")
         for error in result.errors:
             lines.append(f"  error: {error}")
+        lines.extend(_trial_lines(result.trials))
         for comparison in result.comparisons:
             lines.extend(_comparison_lines(comparison))
         for name, value in result.metrics.items():
@@ -94,7 +106,8 @@ def write_junit(results: Sequence[CheckResult], path: Path) -> None:
             suite, "testcase", classname="rerun_safe", name=result.name, time=f"{result.duration_s:.3f}"
         )
         details = "\n".join(
-            line for comparison in result.comparisons for line in _comparison_lines(comparison, verbose=True)
+            _trial_lines(result.trials)
+            + [line for comparison in result.comparisons for line in _comparison_lines(comparison, verbose=True)]
         )
         if result.status is Status.FAIL:
             failure = ET.SubElement(case, "failure", message=result.headline() or "failed")
@@ -129,6 +142,20 @@ def render_markdown(results: Sequence[CheckResult], summary_path: Path | None = 
     for result in results:
         lines += ["", f"### {result.name}: {MARK[result.status]}", ""]
         lines += [f"- **error**: {_md_escape(error)}" for error in result.errors]
+        if result.trials:
+            survived = sum(trial.survived for trial in result.trials)
+            lines += [
+                f"{len(result.trials)} point(s) tried: {survived} survived, "
+                f"{len(result.trials) - survived} failed", "",
+                "| point | result | what happened | differing tables |", "|---|---|---|---|",
+            ]
+            for trial in result.trials:
+                happened = "; ".join([trial.outcome] + [f"error: {e.splitlines()[0][:200]}" for e in trial.errors])
+                lines.append(
+                    f"| {_md_escape(trial.label)} | {'survived' if trial.survived else '❌ failed'} "
+                    f"| {_md_escape(happened)} | {_md_escape('; '.join(trial.tables))} |"
+                )
+            lines.append("")
         for comparison in result.comparisons:
             lines += [f"**{comparison.label}** (- {comparison.left}, + {comparison.right})", "", "| table | result | excluded columns |", "|---|---|---|"]
             for diff in comparison.diffs:

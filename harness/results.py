@@ -137,6 +137,25 @@ class Comparison:
 
 
 @dataclass
+class Trial:
+    """One scenario of a check that tries many (a crash point, a start order): what was done,
+    whether the warehouse survived it, and which tables differ from the clean build."""
+
+    label: str
+    survived: bool
+    outcome: str = ""  # what happened, e.g. "killed during model main.x (3 of 9 done)"
+    tables: list[str] = field(default_factory=list)  # differing tables, "name (kinds)"
+    errors: list[str] = field(default_factory=list)  # builds that had to succeed and did not
+
+    def line(self) -> str:
+        parts = [self.outcome] if self.outcome else []
+        if self.tables:
+            parts.append("differs: " + "; ".join(self.tables))
+        parts += [f"error: {error.splitlines()[0][:200]}" for error in self.errors]
+        return " | ".join(parts)
+
+
+@dataclass
 class CheckResult:
     name: str
     status: Status
@@ -145,6 +164,7 @@ class CheckResult:
     notes: list[str] = field(default_factory=list)
     metrics: dict[str, object] = field(default_factory=dict)
     artifacts: dict[str, str] = field(default_factory=dict)
+    trials: list[Trial] = field(default_factory=list)
     duration_s: float = 0.0
 
     @property
@@ -170,6 +190,10 @@ class CheckResult:
             parts.append(f"{first[:200]}{more}")
         if failing:
             parts.append(f"{len(failing)} table(s) differ: {', '.join(failing)}")
+        if self.trials:
+            lost = sum(not trial.survived for trial in self.trials)
+            if lost:
+                parts.insert(0, f"{lost} of {len(self.trials)} point(s) failed")
         if parts:
             return "; ".join(parts)
         if self.notes:
@@ -179,6 +203,7 @@ class CheckResult:
 
     def failure_message(self) -> str:
         lines = list(self.errors)
+        lines += [f"FAILED {trial.label}: {trial.line()}" for trial in self.trials if not trial.survived]
         for comparison in self.comparisons:
             for diff in comparison.diffs:
                 if not diff.identical:

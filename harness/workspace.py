@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import shutil
 import subprocess
@@ -10,8 +11,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from harness.dbt_invoke import DbtRun, DbtSettings, invoke, read_run_results, subprocess_command
+from harness.deliveries import land
 from harness.project import Project
 from harness.warehouse import Snapshot, take_snapshot
 
@@ -25,6 +28,12 @@ class Spawned:
     process: subprocess.Popen[bytes]
     target_path: Path
     started: float
+    output: Path  # the child's stdout and stderr
+
+    @property
+    def log_file(self) -> Path:
+        """dbt's own log file of this child (info level): node starts and ends, errors."""
+        return self.target_path / "logs" / "dbt.log"
 
 
 @dataclass
@@ -36,6 +45,7 @@ class Lane:
     progress: Progress
     runs: list[DbtRun] = field(default_factory=list)
     spawns: int = 0
+    dbt_calls: int = 0
 
     @property
     def warehouse(self) -> Path:
@@ -52,16 +62,25 @@ class Lane:
         select: Sequence[str] = (),
         full_refresh: bool = False,
         uses_landing: bool = True,
+        extra_vars: dict[str, Any] | None = None,
+        record: bool = True,
+        target_name: str = "target",
     ) -> DbtRun:
+        """Run dbt in this process. `extra_vars` are added to the lane's vars (give such runs
+        their own `target_name`, so partial parsing still applies to both kinds of runs);
+        `record=False` for a run that is meant to fail (a crash), so `problems()` skips it."""
         self.warehouse.parent.mkdir(parents=True, exist_ok=True)
-        number = len(self.runs) + 1
+        self.dbt_calls += 1
+        number = self.dbt_calls
         # One dbt target path per lane: the vars stay the same within a lane, so dbt's partial
         # parsing skips the re-parse (about 2.4 s -> 0.9 s per build on a tiny project). Each
         # run's artifacts are then archived to a folder of their own.
-        target = self.root / "target"
+        target = self.root / target_name
         what = f"dbt {command}" + (" --full-refresh" if full_refresh else "")
         if select:
             what += " -s " + " ".join(select)
+        if extra_vars:
+            what += " --vars " + json.dumps(extra_vars)
         self.progress(f"{self.root.name}: {what} ...")
         run = invoke(
             self.settings,
@@ -71,9 +90,11 @@ class Lane:
             landing=self.landing if uses_landing else None,
             select=select,
             full_refresh=full_refresh,
+            extra_vars=extra_vars,
         )
         run = archive_artifacts(run, self.root / "runs" / f"{number:02d}_{command}")
-        self.runs.append(run)
+        if record:
+            self.runs.append(run)
         verdict = "ok" if run.ok else f"{len(run.problems)} problem(s)"
         self.progress(f"{self.root.name}: {what}: {verdict} in {run.duration_s:.1f}s")
         return run
@@ -84,22 +105,31 @@ class Lane:
         *,
         select: Sequence[str] = (),
         full_refresh: bool = False,
+        target_name: str | None = None,
     ) -> Spawned:
         """Start dbt in a child process (to kill it mid-build, or to run two at once). Each
-        spawn gets its own target path; finish it with `collect`."""
+        spawn gets its own target path unless `target_name` names one to reuse (children run
+        one after another can share one, so partial parsing applies); finish it with
+        `collect`. The child writes dbt's log file at info level (`Spawned.log_file`)."""
         self.warehouse.parent.mkdir(parents=True, exist_ok=True)
         self.spawns += 1
         number = self.spawns  # not len(runs): two spawns may be running at once
-        target = self.root / f"target_spawn_{number:02d}_{command}"
+        target = self.root / (target_name or f"target_spawn_{number:02d}_{command}")
+        (target / "run_results.json").unlink(missing_ok=True)  # never read an older outcome
+        log_file = target / "logs" / "dbt.log"
+        log_file.unlink(missing_ok=True)  # dbt appends; keep one child's lines per file
         argv, env = subprocess_command(
             self.settings, command, warehouse=self.warehouse, target_path=target,
             landing=self.landing, select=select, full_refresh=full_refresh,
         )
-        self.progress(f"{self.root.name}: dbt {command} (child process) ...")
-        log = (self.root / f"spawn_{number:02d}.log").open("w")
-        process = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT)
-        log.close()
-        return Spawned(command=command, argv=argv, process=process, target_path=target, started=time.monotonic())
+        self.progress(f"{self.root.name}: dbt {command} (child process {number}) ...")
+        output = self.root / f"spawn_{number:02d}.log"
+        with output.open("w") as sink:
+            process = subprocess.Popen(argv, env=env, stdout=sink, stderr=subprocess.STDOUT)
+        return Spawned(
+            command=command, argv=argv, process=process, target_path=target,
+            started=time.monotonic(), output=output,
+        )
 
     def collect(self, spawned: Spawned, timeout: float | None = None, record: bool = True) -> DbtRun:
         """Wait for a spawned dbt; a killed one is a run with an error. Pass record=False for
@@ -125,6 +155,33 @@ class Lane:
         freeze = None if project is None else set(project.by_relation())
         return take_snapshot(self.warehouse, self.root / "snapshots" / slug, label, freeze)
 
+    def save_checkpoint(self, name: str) -> Path:
+        """A raw copy of the warehouse (and its WAL) to `restore` later: the state between two
+        builds, so a later scenario can start there without rebuilding the earlier batches."""
+        folder = self.root / "checkpoints" / name
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+        for path in (self.warehouse, wal_of(self.warehouse)):
+            if path.exists():
+                shutil.copy2(path, folder / path.name)
+        return folder
+
+    def restore(self, checkpoint: Path | None) -> None:
+        """Make the warehouse the one saved in `checkpoint` (None: no warehouse at all)."""
+        self.warehouse.parent.mkdir(parents=True, exist_ok=True)
+        for path in (self.warehouse, wal_of(self.warehouse)):
+            path.unlink(missing_ok=True)
+        if checkpoint is not None:
+            for saved in checkpoint.iterdir():
+                shutil.copy2(saved, self.warehouse.parent / saved.name)
+
+    def reset_landing(self, files: Sequence[Path]) -> None:
+        """Empty the landing folder, then land `files` (names and mtimes kept)."""
+        if self.landing.exists():
+            shutil.rmtree(self.landing)
+        land(files, self.landing)
+
     def problems(self) -> list[str]:
         return [
             f"{self.root.name} run {i} (dbt {run.command}): {problem}"
@@ -134,6 +191,10 @@ class Lane:
 
 
 ARTIFACTS = ("run_results.json", "manifest.json")
+
+
+def wal_of(warehouse: Path) -> Path:
+    return warehouse.with_name(warehouse.name + ".wal")
 
 
 def archive_artifacts(run: DbtRun, archive: Path) -> DbtRun:

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from harness.checks import batches, convergence, idempotency, lateness, replay
+from harness.checks import batches, concurrency, convergence, crash, idempotency, lateness, replay
 
 CHECKS: tuple[ModuleType, ...] = (
     idempotency,
     convergence,
     replay,
     batches,
+    crash,
+    concurrency,
     lateness,
 )
 

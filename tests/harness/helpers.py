@@ -22,11 +22,12 @@ def run_fixture_check(
     workdir: Path,
     *,
     select: tuple[str, ...] = (),
+    target: str | None = None,
     **options: Any,
 ) -> CheckResult:
     project_dir = PROJECTS / project
     ctx = CheckContext(
-        settings=DbtSettings(project_dir=project_dir, profiles_dir=project_dir),
+        settings=DbtSettings(project_dir=project_dir, profiles_dir=project_dir, target=target),
         workdir=workdir,
         select=select,
         deliveries=DELIVERIES,

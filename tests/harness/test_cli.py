@@ -77,7 +77,7 @@ def test_a_selection_that_matches_nothing_is_an_error(tmp_path: Path, capsys) ->
 
 
 @pytest.mark.parametrize(
-    "command", ["idempotency", "convergence", "replay", "batches", "lateness", "all"]
+    "command", ["idempotency", "convergence", "replay", "batches", "crash", "concurrency", "lateness", "all"]
 )
 def test_every_command_has_help(command: str, capsys) -> None:
     with pytest.raises(SystemExit) as exit_info:
@@ -100,7 +100,7 @@ def test_missing_project_or_deliveries_is_an_error(tmp_path: Path, capsys) -> No
     assert main(["idempotency", "--project-dir", str(tmp_path)]) == 2
     assert "no dbt_project.yml" in capsys.readouterr().err
     assert main(["all", "--project-dir", str(PROJECTS / "correct")]) == 2
-    assert "convergence, replay, batches, lateness needs --deliveries DIR" in capsys.readouterr().err
+    assert "convergence, replay, batches, crash, concurrency, lateness needs --deliveries DIR" in capsys.readouterr().err
 
 
 def test_demo_builds_batch_by_batch_and_prints_tables(tmp_path: Path, capsys) -> None:

@@ -33,3 +33,10 @@ def test_meta_is_validated() -> None:
     assert RerunSafeMeta.from_meta(None) == RerunSafeMeta()
     with pytest.raises(ValueError, match="compare must be one of"):
         RerunSafeMeta.from_meta({"rerun_safe": {"compare": "sometimes"}})
+
+
+def test_records_deliveries_is_a_boolean() -> None:
+    assert RerunSafeMeta.from_meta({"rerun_safe": {"records_deliveries": True}}).records_deliveries
+    assert not RerunSafeMeta.from_meta({"rerun_safe": {}}).records_deliveries
+    with pytest.raises(ValueError, match="records_deliveries must be true or false"):
+        RerunSafeMeta.from_meta({"rerun_safe": {"records_deliveries": "sometimes"}})

@@ -1,0 +1,323 @@
+"""Crash: stop builds at many points, rebuild, and compare with a clean build.
+
+For each crashed batch j (default: every batch) the warehouse starts from the clean build's
+checkpoint after batch j-1, with batches 1..j landed, and the build of batch j is stopped:
+
+- between models (`--crash-points`): only the first k data nodes of the build order (from the
+  manifest) are built, `dbt build --select <those>`; or, with `--fault-var VAR`, the build
+  runs with `--vars '{VAR: <model>}'` and the project fails that model after its write and
+  before COMMIT (the project has to read the var, e.g. in a post-hook);
+- inside models (`--kill-points`): `dbt build` runs in a child process and gets SIGKILL at a
+  seeded random moment (`--seed`). The clean build of the batch is first run in a child too,
+  to measure how long it executes (from dbt's "Concurrency:" log line, after start-up and
+  parsing, to its exit); one moment is drawn in each equal slice of that window and counted
+  from the same log line of the killed child, so the kills land in hooks and models, not in
+  Python start-up, however long parsing takes.
+
+Then the build is repeated in-process (for a kill, DuckDB must recover from its WAL), the state
+is compared with the clean build after batch j, the remaining batches are built, and the final
+state is compared with the clean final state. Tables are compared as by convergence (the
+same inputs by another route: an append-only history compares its balances). Every point is
+listed with survived/failed and the tables that differ; a point fails when a table differs or
+a build after the crash fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from harness import childlog
+from harness.compare import Purpose, compare_snapshots
+from harness.context import CheckContext
+from harness.deliveries import land
+from harness.project import build_order
+from harness.reference import Reference, build_reference
+from harness.results import CheckResult, Comparison, NotJudged, Status, Trial
+from harness.workspace import Lane
+
+NAME = "crash"
+HELP = (
+    "stop builds between models and kill them mid-model (per batch), rebuild, "
+    "compare with a clean build"
+)
+NEEDS_DELIVERIES = True
+DEFAULT_KILL_POINTS = 4
+CHILD_TIMEOUT_S = 1800.0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--crash-points", type=int, default=None, metavar="N",
+        help="between-model stops per crashed batch, spread over the build order "
+        "(default: after every model; 0: none)",
+    )
+    parser.add_argument(
+        "--kill-points", type=int, default=DEFAULT_KILL_POINTS, metavar="N",
+        help=f"SIGKILLs of a child dbt build per crashed batch (default: {DEFAULT_KILL_POINTS}; 0: none)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, metavar="N",
+        help="seed of the kill moments (default: 0); the same seed tries the same moments",
+    )
+    parser.add_argument(
+        "--fault-var", default=None, metavar="VAR",
+        help="dbt var that makes the model it names (its relation name) fail after its write, "
+        "before COMMIT; between-model points then fail each model in turn instead of building "
+        "a prefix of the build order (this project: rerun_safe_fail_model)",
+    )
+    parser.add_argument(
+        "--crash-batches", type=int, nargs="+", default=None, metavar="J",
+        help="batches to crash in, numbered from 1 in batch order (default: every batch)",
+    )
+
+
+@dataclass(frozen=True)
+class Point:
+    batch: int
+    label: str
+    stop: Callable[[Lane], str]  # runs the interrupted build, says what happened
+
+
+def spread(count: int, cap: int | None) -> list[int]:
+    """`cap` values of 1..count, evenly spread and including both ends (all when cap is None)."""
+    if cap is None or cap >= count:
+        return list(range(1, count + 1))
+    if cap <= 0:
+        return []
+    if cap == 1:
+        return [(count + 1) // 2]
+    return sorted({round(1 + i * (count - 1) / (cap - 1)) for i in range(cap)})
+
+
+def kill_moments(duration: float, count: int, seed: int, batch: int) -> list[float]:
+    """One seeded random moment in each of `count` equal slices of [0, duration)."""
+    import random
+
+    rng = random.Random(f"{seed}:{batch}")
+    return [duration * (i + rng.random()) / count for i in range(count)]
+
+
+def _crash_batches(ctx: CheckContext, count: int) -> list[int]:
+    chosen = ctx.option("crash_batches")
+    if chosen is None:
+        return list(range(1, count + 1))
+    wrong = [j for j in chosen if not 1 <= j <= count]
+    if wrong:
+        raise ValueError(f"--crash-batches {wrong}: the deliveries have batches 1..{count}")
+    return sorted(set(chosen))
+
+
+def _prefix_point(ctx: CheckContext, ref: Reference, batch: int, names: list[str], k: int) -> Point:
+    label = f"{ref.batch_label(batch)}: stopped after {k} of {len(names)} nodes (last built: {names[k - 1]})"
+
+    def stop(lane: Lane) -> str:
+        run = lane.dbt("build", select=names[:k], record=False)
+        return f"built {', '.join(names[:k])}" + ("" if run.ok else f" ({len(run.problems)} problem(s))")
+
+    return Point(batch, label, stop)
+
+
+def _fault_point(ctx: CheckContext, ref: Reference, batch: int, var: str, model: str, identifier: str) -> Point:
+    label = f"{ref.batch_label(batch)}: {model} failed before COMMIT ({var}={identifier})"
+
+    def stop(lane: Lane) -> str:
+        run = lane.dbt(
+            "build", select=ctx.select, extra_vars={var: identifier}, record=False,
+            target_name="target_fault",
+        )
+        failed = [node for node in run.nodes if node.status == "error"]
+        if not any(node.unique_id.split(".")[-1] == model for node in failed):
+            raise FaultIgnored(
+                f"--fault-var {var}={identifier}: {model} did not fail; does the project read "
+                f"var('{var}') and fail the model it names?"
+            )
+        return f"{model} failed; {sum(n.status == 'skipped' for n in run.nodes)} node(s) skipped"
+
+    return Point(batch, label, stop)
+
+
+class FaultIgnored(RuntimeError):
+    """The project did not fail the model the fault var named."""
+
+
+def _kill_point(ctx: CheckContext, ref: Reference, batch: int, at: float, window: float) -> Point:
+    label = f"{ref.batch_label(batch)}: SIGKILL {at:.2f} s into the build's execution (clean: {window:.2f} s)"
+
+    def stop(lane: Lane) -> str:
+        child = lane.spawn("build", select=ctx.select, target_name="target_child")
+        executing = childlog.wait_for_execution(child.log_file, lambda: child.process.poll() is None)
+        if executing is not None:
+            deadline = executing + at
+            while child.process.poll() is None and time.monotonic() < deadline:
+                time.sleep(min(0.01, max(0.0, deadline - time.monotonic())))
+        finished_first = child.process.poll() is not None
+        if not finished_first:
+            child.process.kill()
+        lane.collect(child, timeout=CHILD_TIMEOUT_S, record=False)
+        if finished_first:
+            return f"not interrupted: the build had ended (exit {child.process.returncode}) before the kill"
+        return "killed " + childlog.progress(child.log_file).describe()
+
+    return Point(batch, label, stop)
+
+
+def _execution_window(ctx: CheckContext, ref: Reference, lane: Lane, batch: int) -> tuple[float, str]:
+    """Run the clean build of `batch` in a child process: how long it executes (hooks and
+    nodes, after start-up and parsing), the window the kill moments spread over. Returns
+    (seconds, "") or (0, why it could not be measured)."""
+    lane.restore(ref.checkpoints[batch - 1])
+    lane.reset_landing(ref.files_through(batch))
+    child = lane.spawn("build", select=ctx.select, target_name="target_child")
+    executing = childlog.wait_for_execution(child.log_file, lambda: child.process.poll() is None)
+    run = lane.collect(child, timeout=CHILD_TIMEOUT_S, record=False)
+    ended = time.monotonic()
+    if not run.ok or executing is None:
+        why = "; ".join(run.problems) or "it never logged the start of its execution"
+        return 0.0, f"{why} {childlog.error_message(child.log_file, child.output)}".strip()
+    return ended - executing, ""
+
+
+def _differences(comparison: Comparison, when: str) -> list[str]:
+    return [
+        f"{diff.table.split('.')[-1]} ({', '.join(diff.kinds())}; {when})"
+        for diff in comparison.diffs
+        if not diff.identical
+    ]
+
+
+def _try(
+    ctx: CheckContext, ref: Reference, lane: Lane, point: Point, number: int
+) -> tuple[Trial, list[Comparison]]:
+    lane.restore(ref.checkpoints[point.batch - 1])
+    lane.reset_landing(ref.files_through(point.batch))
+    outcome = point.stop(lane)
+    errors: list[str] = []
+    recovery = lane.dbt("build", select=ctx.select, record=False)
+    errors += [f"rebuild after the crash: {problem}" for problem in recovery.problems]
+    slug = f"point_{number:03d}"
+    compare = dict(
+        project=ref.project, purpose=Purpose.CONVERGE, selected=ref.selected,
+        sample_size=ctx.sample_size,
+    )
+    rebuilt = lane.snapshot(f"{slug} rebuilt", ref.project)
+    taken = [rebuilt]
+    comparisons = [
+        compare_snapshots(
+            ref.snapshots[point.batch], rebuilt,
+            label=f"{point.label}: clean vs crashed and rebuilt", **compare,  # type: ignore[arg-type]
+        )
+    ]
+    tables = _differences(comparisons[0], "after the rebuild")
+    last = len(ref.batches)
+    if point.batch < last:
+        for later in range(point.batch + 1, last + 1):
+            land(ref.batches[later - 1].files, lane.landing)
+            run = lane.dbt("build", select=ctx.select, record=False)
+            errors += [f"build of {ref.batch_label(later)}: {problem}" for problem in run.problems]
+        final = lane.snapshot(f"{slug} continued", ref.project)
+        taken.append(final)
+        comparisons.append(
+            compare_snapshots(
+                ref.snapshots[last], final,
+                label=f"{point.label}: clean vs crashed, rebuilt and continued to batch {last}",
+                **compare,  # type: ignore[arg-type]
+            )
+        )
+        tables += _differences(comparisons[-1], f"after batch {last}")
+    survived = not errors and all(comparison.passed for comparison in comparisons)
+    if survived:  # keep the snapshots of failed points only (--keep-work-dir)
+        for snapshot in taken:
+            shutil.rmtree(snapshot.path.parent, ignore_errors=True)
+    trial = Trial(label=point.label, survived=survived, outcome=outcome, tables=tables, errors=errors)
+    return trial, comparisons
+
+
+def run(ctx: CheckContext) -> CheckResult:
+    started = time.monotonic()
+    count = len(ctx.batches())
+    crashed = _crash_batches(ctx, count)
+    ref = build_reference(ctx, NAME, snapshot_after=set(crashed) | {count})
+    problems = ref.lane.problems()
+    if problems:
+        return CheckResult(
+            name=NAME, status=Status.FAIL, duration_s=time.monotonic() - started,
+            errors=["the clean build failed, so no crash can be judged against it:", *problems],
+        )
+    built = {node.unique_id for node in ref.lane.runs[0].nodes}
+    fault_var: str | None = ctx.option("fault_var")
+    kinds = ("model",) if fault_var else ("model", "seed", "snapshot")
+    data_nodes = {
+        model.unique_id for model in ref.project.models
+        if model.unique_id in built and model.resource_type in kinds
+    }
+    order = [ref.project.by_name(uid) for uid in build_order(ref.lane.runs[0].target_path, data_nodes)]
+    names = [model.name for model in order]
+    cap = ctx.option("crash_points")
+    kills = int(ctx.option("kill_points", DEFAULT_KILL_POINTS))
+    seed = int(ctx.option("seed", 0))
+
+    lane = ctx.lane(NAME, "crashed")
+    trials: list[Trial] = []
+    failed_comparisons: list[Comparison] = []
+    errors: list[str] = []
+    clean_child_s: dict[str, float] = {}
+    points: list[Point] = []
+    not_judged: list[NotJudged] = []
+    for batch in crashed:
+        for k in spread(len(order), cap):
+            if fault_var:
+                points.append(_fault_point(ctx, ref, batch, fault_var, names[k - 1], order[k - 1].identifier))
+            else:
+                points.append(_prefix_point(ctx, ref, batch, names, k))
+        if kills > 0:
+            window, why = _execution_window(ctx, ref, lane, batch)
+            if why:
+                errors.append(f"{ref.batch_label(batch)}: the clean child build failed, no kill tried: {why}")
+                continue
+            clean_child_s[ref.batch_label(batch)] = round(window, 2)
+            for at in kill_moments(window, kills, seed, batch):
+                points.append(_kill_point(ctx, ref, batch, at, window))
+    for number, point in enumerate(points, start=1):
+        ctx.progress(f"[{NAME}] point {number}/{len(points)}: {point.label}")
+        try:
+            trial, comparisons = _try(ctx, ref, lane, point, number)
+        except FaultIgnored as exc:
+            errors.append(str(exc))
+            break
+        trials.append(trial)
+        not_judged = not_judged or comparisons[0].not_judged
+        if not trial.survived:
+            failed_comparisons += [c for c in comparisons if not c.passed]
+        ctx.progress(f"[{NAME}] point {number}: {'survived' if trial.survived else 'FAILED'}")
+
+    interrupted = sum(t.outcome.startswith("killed") for t in trials)
+    metrics: dict[str, object] = {
+        "points tried": len(trials),
+        "survived": sum(t.survived for t in trials),
+        "failed": sum(not t.survived for t in trials),
+        "between-model points": sum("SIGKILL" not in t.label for t in trials),
+        "kill points (interrupted a running build)": f"{sum('SIGKILL' in t.label for t in trials)} ({interrupted})",
+        "build order": " > ".join(names),
+        "crashed batches": ", ".join(ref.batch_label(j) for j in crashed),
+    }
+    if clean_child_s:
+        metrics["clean child build, execution (s)"] = ", ".join(f"{k}: {v}" for k, v in clean_child_s.items())
+    notes = [f"{metrics['survived']} of {len(trials)} crash point(s) survived"]
+    notes += [f"not judged: {nj.table}: {nj.reason}" for nj in not_judged]
+    if not trials and not errors:
+        errors.append("no crash point to try: --crash-points 0 and --kill-points 0?")
+    passed = not errors and all(trial.survived for trial in trials)
+    return CheckResult(
+        name=NAME,
+        status=Status.PASS if passed else Status.FAIL,
+        comparisons=failed_comparisons,
+        errors=errors,
+        notes=notes,
+        metrics=metrics,
+        trials=trials,
+        duration_s=time.monotonic() - started,
+    )

@@ -1,0 +1,52 @@
+"""The clean reference of the crash and concurrency checks: one lane built batch by batch,
+with a raw checkpoint of the warehouse after every batch (so a scenario can start from there
+without rebuilding) and snapshots of the states the scenarios are compared with."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.context import CheckContext, manifest_of, selected_nodes
+from harness.deliveries import Batch, land
+from harness.project import Project
+from harness.warehouse import Snapshot
+from harness.workspace import Lane
+
+
+@dataclass
+class Reference:
+    lane: Lane
+    batches: list[Batch]
+    project: Project
+    selected: set[str] | None
+    checkpoints: dict[int, Path | None] = field(default_factory=dict)  # after batch j; 0: empty
+    snapshots: dict[int, Snapshot] = field(default_factory=dict)  # after batch j
+
+    def files_through(self, batch_number: int) -> list[Path]:
+        return [f for batch in self.batches[:batch_number] for f in batch.files]
+
+    def batch_label(self, batch_number: int) -> str:
+        return f"batch {batch_number}/{len(self.batches)} ({self.batches[batch_number - 1].key})"
+
+
+def build_reference(ctx: CheckContext, check: str, snapshot_after: Collection[int]) -> Reference:
+    """Build every batch in order in a clean lane; checkpoint after each batch, snapshot after
+    the batches in `snapshot_after` (numbered from 1)."""
+    batches = ctx.batches()
+    lane = ctx.lane(check, "clean")
+    project: Project | None = None
+    selected: set[str] | None = None
+    checkpoints: dict[int, Path | None] = {0: None}
+    snapshots: dict[int, Snapshot] = {}
+    for number, batch in enumerate(batches, start=1):
+        land(batch.files, lane.landing)
+        run = lane.dbt("build", select=ctx.select)
+        if project is None:
+            project, selected = manifest_of(run), selected_nodes(run, ctx.select)
+        checkpoints[number] = lane.save_checkpoint(f"after_batch_{number}")
+        if number in snapshot_after:
+            snapshots[number] = lane.snapshot(f"clean build after batch {number}", project)
+    assert project is not None  # discover_batches never returns an empty list
+    return Reference(lane, batches, project, selected, checkpoints, snapshots)
