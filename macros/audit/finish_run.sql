@@ -9,6 +9,6 @@
             "update " ~ rerun_safe.runs_relation() ~ " set status = '" ~ status ~ "', finished_at = "
             ~ rerun_safe.utc_now() ~ " where invocation_id = '" ~ invocation_id ~ "'"
         ) -%}
-        {%- do adapter.commit() if adapter.type() == 'postgres' -%}
+        {%- do rerun_safe.commit_hook_writes() -%}
     {%- endif -%}
 {% endmacro %}

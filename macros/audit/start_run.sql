@@ -22,6 +22,6 @@
             ~ flags.WHICH ~ "', " ~ rerun_safe.utc_now() ~ ", null, 'started' from " ~ runs
             ~ " where not exists (select 1 from " ~ runs ~ " where invocation_id = '" ~ invocation_id ~ "')"
         ) -%}
-        {%- do adapter.commit() if adapter.type() == 'postgres' -%}
+        {%- do rerun_safe.commit_hook_writes() -%}
     {%- endif -%}
 {% endmacro %}

@@ -14,3 +14,10 @@
     {%- endfor -%}
     {{- return("cast(json_object(" ~ parts | join(', ') ~ ") as varchar)") -}}
 {% endmacro %}
+{% macro postgres__json_object(metrics) %}
+    {%- set parts = [] -%}
+    {%- for name, expression in metrics.items() -%}
+        {%- do parts.append("'" ~ name ~ "', (" ~ expression ~ ")") -%}
+    {%- endfor -%}
+    {{- return("cast(json_build_object(" ~ parts | join(', ') ~ ") as varchar)") -}}
+{% endmacro %}

@@ -10,11 +10,23 @@
     ) -}}
 {% endmacro %}
 {% macro postgres__parse_utc_timestamp(expression) %}
-    {#- to_timestamp raises on month 13 instead of returning null: validate the fields first. -#}
+    {#- A cast raises on month 13 instead of returning null, accepts 24:00:00 and 23:59:60, and
+        PostgreSQL 15 has no pg_input_is_valid: check every field first (DuckDB's try_strptime
+        rejects the same values), then cast. The nested case makes sure the field casts run
+        only on text of the right shape. Year 0000 is rejected (DuckDB reads it as 1 BC). -#}
+    {%- set e = "(" ~ expression ~ ")" -%}
+    {%- set y = "cast(substr(" ~ e ~ ", 1, 4) as integer)" -%}
+    {%- set m = "cast(substr(" ~ e ~ ", 6, 2) as integer)" -%}
+    {%- set last_day = "case when " ~ m ~ " in (4, 6, 9, 11) then 30 when " ~ m ~ " = 2 then case when ("
+        ~ y ~ " % 4 = 0 and " ~ y ~ " % 100 != 0) or " ~ y ~ " % 400 = 0 then 29 else 28 end else 31 end" -%}
     {{- return(
         "case when " ~ rerun_safe.matches_pattern(expression, rerun_safe.timestamp_shape())
-        ~ " and pg_input_is_valid(replace(replace(" ~ expression ~ ", 'T', ' '), 'Z', ''), 'timestamp')"
-        ~ " then cast(replace(replace(" ~ expression ~ ", 'T', ' '), 'Z', '') as timestamp) end"
+        ~ " then case when " ~ y ~ " >= 1 and " ~ m ~ " between 1 and 12"
+        ~ " and cast(substr(" ~ e ~ ", 9, 2) as integer) between 1 and " ~ last_day
+        ~ " and cast(substr(" ~ e ~ ", 12, 2) as integer) <= 23"
+        ~ " and cast(substr(" ~ e ~ ", 15, 2) as integer) <= 59"
+        ~ " and cast(substr(" ~ e ~ ", 18, 2) as integer) <= 59"
+        ~ " then cast(replace(replace(" ~ expression ~ ", 'T', ' '), 'Z', '') as timestamp) end end"
     ) -}}
 {% endmacro %}
 {% macro spark__parse_utc_timestamp(expression) %}

@@ -7,3 +7,10 @@
 {% macro duckdb__raise_error(message) %}
     {{- return("error('" ~ message | replace("'", "''") ~ "')") -}}
 {% endmacro %}
+{% macro postgres__raise_error(message) %}
+    {#- Postgres has no error() function in SQL, and it casts a constant string while parsing,
+        so the default's cast would fail every statement, taken branch or not. Concatenating a
+        volatile empty string delays the cast to execution: only a row that takes the branch
+        fails, with the message in the error ("invalid input syntax for type integer: ..."). -#}
+    {{- return("cast('" ~ message | replace("'", "''") ~ "' || substr(cast(random() as varchar), 1, 0) as integer)") -}}
+{% endmacro %}

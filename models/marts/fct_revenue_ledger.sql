@@ -71,11 +71,11 @@ postings_in_scope as (
         on ledger.event_key = changed_events.event_key
     {%- else %}
     select
-        cast(null as varchar) as posting_id,
+        cast(null as {{ rerun_safe.text_type() }}) as posting_id,
         cast(null as varchar) as posting_type,
         cast(null as varchar) as reverses_posting_id,
         cast(null as varchar) as event_id,
-        cast(null as uhugeint) as event_key,
+        cast(null as {{ rerun_safe.surrogate_key_type() }}) as event_key,
         cast(null as varchar) as company_id,
         cast(null as date) as revenue_date,
         cast(null as varchar) as currency,
@@ -135,7 +135,7 @@ new_entries as (
             'coalesce(entries_so_far.times_entered, 0)',
         ]) }} as posting_id,
         'entry' as posting_type,
-        cast(null as varchar) as reverses_posting_id,
+        cast(null as {{ rerun_safe.text_type() }}) as reverses_posting_id,
         contributions.event_id,
         contributions.event_key,
         contributions.company_id,

@@ -49,11 +49,11 @@ typed as (
         trimmed.*,
         case
             when {{ rerun_safe.matches_pattern('trimmed.amount_cents', '-?[0-9]+') }}
-                then try_cast(trimmed.amount_cents as bigint)
+                then {{ rerun_safe.try_cast_bigint('trimmed.amount_cents') }}
         end as amount_cents_value,
         case
             when {{ rerun_safe.matches_pattern('trimmed.version', '-?[0-9]+') }}
-                then try_cast(trimmed.version as bigint)
+                then {{ rerun_safe.try_cast_bigint('trimmed.version') }}
         end as version_value,
         {{ rerun_safe.parse_utc_timestamp('trimmed.event_time') }} as event_time_value,
         {{ rerun_safe.parse_utc_timestamp('trimmed.ingested_at') }} as ingested_at_value

@@ -1,0 +1,72 @@
+"""tests/pipeline's `Pipeline`, pointed at the `postgres` target of profiles.yml.
+
+A thin subclass: the same deliveries and dbt invocations, plus `--target postgres`, a fresh
+schema per pipeline, a landing folder the server can read, and queries through psycopg2.
+"""
+from __future__ import annotations
+
+import os
+import uuid
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from tests.pipeline.project import BuildResult, Pipeline
+from tests.postgres.conftest import PostgresServer
+
+
+class PostgresPipeline(Pipeline):
+    def __init__(self, root: Path, server: PostgresServer) -> None:
+        super().__init__(root)
+        self.server = server
+        self.landing = server.new_landing()
+        self.schema = "t_" + uuid.uuid4().hex[:12]
+
+    def land(self, name: str, rows: Iterable[dict[str, str]] = (), *, raw: str | None = None) -> Path:
+        path = super().land(name, rows, raw=raw)
+        path.chmod(0o644)  # the server's OS user reads it
+        return path
+
+    def dbt(self, command: str, *args: str, vars: dict[str, Any] | None = None) -> BuildResult:
+        os.environ.update({
+            "RERUN_SAFE_PG_HOST": self.server.host,
+            "RERUN_SAFE_PG_PORT": str(self.server.port),
+            "RERUN_SAFE_PG_USER": self.server.user,
+            "RERUN_SAFE_PG_DBNAME": self.server.dbname,
+            "RERUN_SAFE_PG_SCHEMA": self.schema,
+        })
+        return super().dbt(command, *args, "--target", "postgres", vars=vars)
+
+    def run_ok(self, *args: str, vars: dict[str, Any] | None = None) -> BuildResult:
+        """`dbt run` (no data tests: faster than build), asserting that every model succeeded."""
+        result = self.run(*args, vars=vars)
+        failed = {k: result.messages.get(k, "")[:500] for k, v in result.statuses.items() if v != "success"}
+        assert result.success and not failed, f"run failed: {failed}"
+        return result
+
+    def query(self, sql: str) -> list[tuple]:
+        import psycopg2  # comes with dbt-postgres; conftest reports it missing
+
+        connection = psycopg2.connect(
+            host=self.server.host, port=self.server.port, user=self.server.user, dbname=self.server.dbname,
+            options=f"-c search_path={self.schema}",
+        )
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute(sql)
+                rows = cursor.fetchall()
+            connection.rollback()
+        finally:
+            connection.close()
+        # sum(bigint) is numeric on Postgres: compare integers as integers
+        return [tuple(int(v) if isinstance(v, Decimal) and v == v.to_integral_value() else v for v in row)
+                for row in rows]
+
+    def table(self, name: str, exclude: Sequence[str] = ()) -> list[tuple]:
+        columns = [
+            c for (c,) in self.query(
+                "select column_name from information_schema.columns"
+                f" where table_schema = '{self.schema}' and table_name = '{name}' order by ordinal_position"
+            ) if c not in exclude
+        ]
+        return sorted(self.query(f"select {', '.join(columns)} from {name}"), key=repr)
