@@ -30,7 +30,8 @@ pytest: setup
 test: lint pytest
 
 harness: setup
-	$(BIN)/python -m harness all --deliveries $(DELIVERIES) --junit reports/harness.xml --summary reports/harness.md
+	$(BIN)/python -m harness all --deliveries $(DELIVERIES) --junit reports/harness.xml --summary reports/harness.md \
+		--fault-var rerun_safe_fail_model --crash-points 3 --kill-points 2 --crash-batches 2
 
 bench: setup
 	$(BIN)/python bench/run.py

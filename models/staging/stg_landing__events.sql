@@ -117,7 +117,7 @@ final as (
         in_window.currency,
         case when in_window.invalid_reason is null then in_window.event_time_value end as event_time,
         case when in_window.invalid_reason is null then in_window.ingested_at_value end as ingested_at,
-        case when in_window.invalid_reason is null then cast(in_window.version_value as integer) end as version,
+        case when in_window.invalid_reason is null then in_window.version_value end as version,
         case
             when in_window.invalid_reason is null then {{ rerun_safe.stable_hash([
                 'in_window.event_type', 'in_window.company_id', 'in_window.order_id',

@@ -163,3 +163,14 @@ def test_rerun_changes_nothing_and_full_refresh_agrees(pipeline: Pipeline) -> No
     pipeline.build("--full-refresh")
     assert pipeline.business_state() == incremental
     assert pipeline.net_total() == 150 + 200 - 50 + 400
+
+
+def test_version_beyond_32_bits_is_valid_and_beyond_64_bits_is_quarantined(pipeline: Pipeline) -> None:
+    """Version 3000000000 is a valid (high) version; a version that does not fit 64 bits is invalid_version."""
+    pipeline.land("2026-11-01_001_main.csv", [
+        event("A", 100), event("A", 250, version=3_000_000_000),
+        event("B", 100, order_item_id="i2", version="99999999999999999999"),
+    ])
+    pipeline.build()
+    assert pipeline.net_total() == 250
+    assert pipeline.query("select reason from quarantined_events") == [("invalid_version",)]
