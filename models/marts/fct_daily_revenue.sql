@@ -9,16 +9,8 @@
         partition_column='revenue_date',
         partition_keep_rows='event_count > 0',
         post_hook=[
-            "{{ rerun_safe.log_model_run({
-                'days': 'select count(distinct revenue_date) from ' ~ this,
-                'gross_cents': 'select coalesce(sum(gross_cents), 0) from ' ~ this,
-                'refunded_cents': 'select coalesce(sum(refunded_cents), 0) from ' ~ this,
-                'net_cents': 'select coalesce(sum(net_cents), 0) from ' ~ this,
-            }) }}",
-            "{{ rerun_safe.assert_balance(
-                '(select coalesce(sum(net_cents), 0) from ' ~ this ~ ') = (select coalesce(sum(signed_amount_cents), 0) from ' ~ ref('int_event_copies_classified') ~ ' where copy_status = \\'current\\')',
-                'fct_daily_revenue net_cents != signed amounts of current copies'
-            ) }}",
+            "{{ rerun_safe.log_model_run(rerun_safe.money_metrics({'days': 'select count(distinct revenue_date) from ' ~ this})) }}",
+            "{{ rerun_safe.assert_net_matches_current_copies(ref('int_event_copies_classified')) }}",
         ],
     )
 }}

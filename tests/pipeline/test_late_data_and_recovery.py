@@ -148,3 +148,18 @@ def test_skipped_day_is_caught_up_by_the_next_run(pipeline: Pipeline, tmp_path) 
             pipeline.run()
     assert pipeline.business_state() == daily.business_state()
     assert pipeline.net_total() == 150 + 200 + 300
+
+
+def test_balance_check_fails_the_model_before_commit(pipeline: Pipeline) -> None:
+    """A published table that no longer balances with the copies (tampered by hand) fails its next run and keeps its old rows."""
+    pipeline.land("2026-11-01_001_main.csv", [event("A", 100), event("B", 200, order_item_id="i2")])
+    pipeline.build()
+    pipeline.query("update fct_order_items set net_cents = net_cents + 1 where order_item_id = 'i2'")
+    tampered = pipeline.table("fct_order_items")
+    pipeline.land("2026-11-02_001_main.csv", [event("C", 300, order_item_id="i3", event_time="2026-11-02T10:00:00Z",
+                                                      ingested_at="2026-11-02T11:00:00Z")])
+    result = pipeline.run()
+    assert result.status_of("fct_order_items") == "error"
+    assert "balance check failed: fct_order_items net_cents" in " ".join(result.messages.values())
+    assert pipeline.table("fct_order_items") == tampered  # rolled back: C is not in it
+    assert result.status_of("fct_daily_revenue") == "success"
