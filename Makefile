@@ -21,8 +21,16 @@ $(VENV)/.installed: requirements.txt requirements.lock pyproject.toml
 demo: setup
 	$(BIN)/python -m harness demo --deliveries $(DELIVERIES) --landing $(LANDING) --warehouse $(WAREHOUSE)
 
+# sqlfluff's dbt templater compiles against a warehouse: an empty one shows the full-refresh
+# branches, one whose tables exist shows the incremental branches. Lint both, in a warehouse
+# of its own, so the result never depends on the state of the demo warehouse.
+LINT_DIR := target/lint
 lint: setup
-	$(BIN)/sqlfluff lint models tests/dbt
+	rm -rf $(LINT_DIR) && mkdir -p $(LINT_DIR)/landing
+	DBT_DUCKDB_PATH=$(LINT_DIR)/lint.duckdb $(BIN)/sqlfluff lint models tests/dbt
+	DBT_DUCKDB_PATH=$(LINT_DIR)/lint.duckdb $(BIN)/dbt run --quiet --target-path $(LINT_DIR)/dbt \
+		--vars '{landing_path: $(LINT_DIR)/landing}'
+	DBT_DUCKDB_PATH=$(LINT_DIR)/lint.duckdb $(BIN)/sqlfluff lint models tests/dbt
 
 pytest: setup
 	$(BIN)/python -m pytest -n 2 -q

@@ -69,7 +69,7 @@ final as (
     select recorded.*
     from recorded
     {%- if is_incremental() %}
-    where recorded.correction_id not in (select existing.correction_id from {{ this }} as existing)
+    where recorded.correction_id not in (select known.correction_id from {{ this }} as known)
     {%- endif %}
 )
 

@@ -47,21 +47,22 @@ rows_in_scope as (
     select staged.*
     from staged
     {%- if is_incremental() %}
-    where staged.event_key in (
-        select new_rows.event_key
-        from staged as new_rows
-        where new_rows._loaded_run_seq > {{ rerun_safe.last_committed_seq() }}
-        union
-        select existing.event_key
-        from {{ this }} as existing
-        inner join corrections
-            on
-                existing.revenue_date between corrections.correct_from and corrections.correct_to
-                and existing.ingested_at <= corrections.mark
-        where
-            corrections.recorded_run_seq > {{ rerun_safe.last_committed_seq() }}
-            and existing.copy_status = 'late_waiting'
-    )
+    where
+        staged.event_key in (
+            select new_rows.event_key
+            from staged as new_rows
+            where new_rows._loaded_run_seq > {{ rerun_safe.last_committed_seq() }}
+            union
+            select known.event_key
+            from {{ this }} as known
+            inner join corrections
+                on
+                    known.revenue_date between corrections.correct_from and corrections.correct_to
+                    and known.ingested_at <= corrections.mark
+            where
+                corrections.recorded_run_seq > {{ rerun_safe.last_committed_seq() }}
+                and known.copy_status = 'late_waiting'
+        )
     {%- endif %}
 ),
 
@@ -202,11 +203,11 @@ previous as (
     {#- The copies' state before this run, to keep the stamp of a copy that did not change. -#}
     {%- if is_incremental() %}
     select
-        existing.copy_id,
-        existing._content_hash,
-        existing._changed_run_seq
-    from {{ this }} as existing
-    where existing.event_key in (select distinct hashed.event_key from hashed)
+        known.copy_id,
+        known._content_hash,
+        known._changed_run_seq
+    from {{ this }} as known
+    where known.event_key in (select distinct hashed.event_key from hashed)
     {%- else %}
     select
         cast(null as varchar) as copy_id,

@@ -33,9 +33,7 @@ invalid_rows as (
     from staged
     where
         staged.invalid_reason is not null
-    {%- if is_incremental() %}
-        and staged._loaded_run_seq > {{ rerun_safe.last_committed_seq() }}
-        {%- endif %}
+        and staged._loaded_run_seq > {{ rerun_safe.last_committed_seq() if is_incremental() else 0 }}
 ),
 
 conflicting_versions as (
@@ -45,9 +43,7 @@ conflicting_versions as (
     from copies
     where
         copies.copy_status = 'conflicting'
-    {%- if is_incremental() %}
-        and copies._changed_run_seq > {{ rerun_safe.last_committed_seq() }}
-        {%- endif %}
+        and copies._changed_run_seq > {{ rerun_safe.last_committed_seq() if is_incremental() else 0 }}
 ),
 
 conflicting_rows as (
