@@ -45,10 +45,7 @@ totals as (
         contributing.company_id,
         contributing.revenue_date,
         contributing.currency,
-        cast(sum(case when contributing.event_type = 'sale' then contributing.amount_cents else 0 end) as bigint)
-            as gross_cents,
-        cast(sum(case when contributing.event_type = 'refund' then contributing.amount_cents else 0 end) as bigint)
-            as refunded_cents,
+        {{ rerun_safe.gross_and_refunded('contributing') }},
         count(*) as event_count
     from contributing
     group by contributing.company_id, contributing.revenue_date, contributing.currency

@@ -54,10 +54,7 @@ totals as (
     select
         contributing.company_id,
         contributing.order_item_id,
-        cast(sum(case when contributing.event_type = 'sale' then contributing.amount_cents else 0 end) as bigint)
-            as gross_cents,
-        cast(sum(case when contributing.event_type = 'refund' then contributing.amount_cents else 0 end) as bigint)
-            as refunded_cents,
+        {{ rerun_safe.gross_and_refunded('contributing') }},
         count(*) as event_count,
         min(contributing.event_time) as first_event_time,
         max(contributing.event_time) as last_event_time
