@@ -3,26 +3,31 @@
     not, conflicting, superseded or current. Every business table reads `copy_status =
     'current'`, so they all reconcile.
 
-    Incremental: an event is recomputed whole, from all its staged rows, when new rows of it
-    were staged or a new correction covers one of its late copies since this model's last
-    committed run; delete+insert on event_key (a 128-bit hash of event_id, see
-    macros/portable/surrogate_key.sql) then replaces all its copies at once. A row keeps
-    its _changed_run_seq when its content did not change, so a replay changes nothing. -#}
+    Incremental, at the cost of the batch (docs/architecture.md, "Incremental cost"): the
+    touched events are those with rows staged since this model last committed, plus those with
+    a late copy that a new correction covers. Their old copies are already an exact summary of
+    their old rows (row count, earliest row, first run), so the new state is the old copies
+    folded together with the new rows; staging history is never re-read. The old copies are
+    found by key within the revenue dates they can lie on: a narrow probe of
+    (event_key, revenue_date) at compile time gives those dates as literals, so the wide read
+    and the delete prune by zone maps (the table is written in revenue_date order).
+    replace_keys then swaps all copies of the touched events at once. A row keeps its
+    _changed_run_seq when its content did not change, so a replay changes nothing;
+    _written_run_seq marks every row written, so downstream models find all copies of the
+    changed events without a key probe. -#}
 {{
     config(
-        incremental_strategy='delete+insert',
+        incremental_strategy='replace_keys',
         unique_key='event_key',
-        meta={'rerun_safe': {'volatile_columns': ['_changed_run_seq', 'first_seen_run_seq'], 'records_deliveries': true}},
+        partition_column='revenue_date',
+        meta={'rerun_safe': {'volatile_columns': ['_changed_run_seq', '_written_run_seq', 'first_seen_run_seq'], 'records_deliveries': true}},
         post_hook=[
             "{{ rerun_safe.log_model_run({
                 'events_changed': 'select count(distinct event_id) from ' ~ this ~ ' where _changed_run_seq = ' ~ rerun_safe.current_run_seq(),
                 'copies_changed': 'select count(*) from ' ~ this ~ ' where _changed_run_seq = ' ~ rerun_safe.current_run_seq(),
-                'valid_rows': 'select coalesce(sum(row_count), 0) from ' ~ this,
-                'duplicates': 'select coalesce(sum(row_count - 1), 0) from ' ~ this,
-                'conflicting': 'select count(*) from ' ~ this ~ ' where copy_status = \\'conflicting\\'',
-                'late_waiting': 'select count(*) from ' ~ this ~ ' where copy_status = \\'late_waiting\\'',
-                'superseded': 'select count(*) from ' ~ this ~ ' where copy_status = \\'superseded\\'',
-                'current': 'select count(*) from ' ~ this ~ ' where copy_status = \\'current\\'',
+                'copies_written': 'select count(*) from ' ~ this ~ ' where _written_run_seq = ' ~ rerun_safe.current_run_seq(),
+                'conflicting_written': 'select count(*) from ' ~ this ~ ' where _written_run_seq = ' ~ rerun_safe.current_run_seq() ~ ' and copy_status = \\'conflicting\\'',
+                'late_waiting_written': 'select count(*) from ' ~ this ~ ' where _written_run_seq = ' ~ rerun_safe.current_run_seq() ~ ' and copy_status = \\'late_waiting\\'',
             }) }}",
             "{{ rerun_safe.assert_balance(
                 '(select count(*) from ' ~ ref('stg_landing__events') ~ ' where invalid_reason is null) = (select coalesce(sum(row_count), 0) from ' ~ this ~ ')',
@@ -31,6 +36,38 @@
         ],
     )
 }}
+{%- set incremental = is_incremental() -%}
+{%- if incremental -%}
+    {%- set since = rerun_safe.last_committed_seq() -%}
+    {%- do rerun_safe.require_upstream_not_rebuilt('stg_landing__events', since) -%}
+    {%- set new_corrections -%}
+        select corrections.correct_from, corrections.correct_to, corrections.mark
+        from {{ ref('int_corrections_recorded') }} as corrections
+        where corrections.recorded_run_seq > {{ since }}
+    {%- endset -%}
+    {%- set corrected_dates = rerun_safe.literal_ranges(
+        'known.revenue_date', 'select correct_from, correct_to from (' ~ new_corrections ~ ') as c', 'date'
+    ) -%}
+    {#- Every event this run must reclassify: new rows, or a waiting late copy a new correction covers. -#}
+    {%- set touched_keys_sql -%}
+        select new_rows.event_key
+        from {{ ref('stg_landing__events') }} as new_rows
+        where new_rows._loaded_run_seq > {{ since }} and new_rows.invalid_reason is null
+        union
+        select known.event_key
+        from {{ this }} as known
+        inner join ({{ new_corrections }}) as corrections
+            on
+                known.revenue_date between corrections.correct_from and corrections.correct_to
+                and known.ingested_at <= corrections.mark
+        where {{ corrected_dates }} and known.copy_status = 'late_waiting'
+    {%- endset -%}
+    {#- The exact set of days the touched events' old copies lie on (narrow columns only). -#}
+    {%- set old_copy_dates = rerun_safe.literal_in(
+        'known.revenue_date',
+        'select distinct known.revenue_date from ' ~ this ~ ' as known where known.event_key in (' ~ touched_keys_sql ~ ')',
+    ) -%}
+{%- endif %}
 
 with
 
@@ -43,39 +80,60 @@ corrections as {{ rerun_safe.inline_cte() }} (
     select * from {{ ref('int_corrections_recorded') }}
 ),
 
-rows_in_scope as (
-    select staged.*
-    from staged
-    {%- if is_incremental() %}
+old_copies as (
+    {%- if incremental %}
+    select known.*
+    from {{ this }} as known
     where
-        staged.event_key in (
-            select new_rows.event_key
-            from staged as new_rows
-            where new_rows._loaded_run_seq > {{ rerun_safe.last_committed_seq() }}
-            union
-            select known.event_key
-            from {{ this }} as known
-            inner join corrections
-                on
-                    known.revenue_date between corrections.correct_from and corrections.correct_to
-                    and known.ingested_at <= corrections.mark
-            where
-                corrections.recorded_run_seq > {{ rerun_safe.last_committed_seq() }}
-                and known.copy_status = 'late_waiting'
-        )
+        {{ old_copy_dates }}
+        and known.event_key in ({{ touched_keys_sql }})
+    {%- else %}
+    select
+        cast(null as varchar) as copy_id,
+        cast(null as varchar) as _content_hash,
+        cast(null as bigint) as _changed_run_seq
+    where false
+    {%- endif %}
+),
+
+{#- One line per landed row, or per old copy standing for its rows: the unit copies fold. -#}
+rows_in_scope as (
+    {%- set copy_columns = [
+        'event_id', 'event_key', 'version', 'payload_hash', 'event_type', 'company_id', 'order_id',
+        'order_item_id', 'amount_cents', 'currency', 'event_time', 'ingested_at', 'source_file', 'source_line',
+    ] %}
+    select
+        {%- for column in copy_columns %}
+        staged.{{ column }},
+        {%- endfor %}
+        1 as row_count,
+        staged._loaded_run_seq as first_seen_run_seq,
+        staged.ingested_at as last_ingested_at
+    from staged
+    {%- if incremental %}
+    where staged._loaded_run_seq > {{ since }}
+    union all
+    select
+        {%- for column in copy_columns %}
+        old_copies.{{ column }},
+        {%- endfor %}
+        old_copies.row_count,
+        old_copies.first_seen_run_seq,
+        old_copies.last_ingested_at
+    from old_copies
     {%- endif %}
 ),
 
 rows_counted as (
     select
-        rows_in_scope.*,
-        count(*) over (
-            partition by rows_in_scope.event_id, rows_in_scope.version, rows_in_scope.payload_hash
-        ) as row_count,
-        min(rows_in_scope._loaded_run_seq) over (
-            partition by rows_in_scope.event_id, rows_in_scope.version, rows_in_scope.payload_hash
-        ) as first_seen_run_seq
+        {%- for column in copy_columns %}
+        rows_in_scope.{{ column }},
+        {%- endfor %}
+        cast(sum(rows_in_scope.row_count) over copy_rows as bigint) as row_count,
+        min(rows_in_scope.first_seen_run_seq) over copy_rows as first_seen_run_seq,
+        max(rows_in_scope.last_ingested_at) over copy_rows as last_ingested_at
     from rows_in_scope
+    window copy_rows as (partition by rows_in_scope.event_id, rows_in_scope.version, rows_in_scope.payload_hash)
 ),
 
 copies as (
@@ -185,7 +243,8 @@ classified as (
         version_ranks.row_count,
         version_ranks.source_file,
         version_ranks.source_line,
-        version_ranks.first_seen_run_seq
+        version_ranks.first_seen_run_seq,
+        version_ranks.last_ingested_at
     from version_ranks
 ),
 
@@ -199,24 +258,6 @@ hashed as (
     from classified
 ),
 
-previous as (
-    {#- The copies' state before this run, to keep the stamp of a copy that did not change. -#}
-    {%- if is_incremental() %}
-    select
-        known.copy_id,
-        known._content_hash,
-        known._changed_run_seq
-    from {{ this }} as known
-    where known.event_key in (select distinct hashed.event_key from hashed)
-    {%- else %}
-    select
-        cast(null as varchar) as copy_id,
-        cast(null as varchar) as _content_hash,
-        cast(null as bigint) as _changed_run_seq
-    where false
-    {%- endif %}
-),
-
 final as (
     select
         hashed.*,
@@ -225,8 +266,13 @@ final as (
             else {{ rerun_safe.current_run_seq() }}
         end as _changed_run_seq
     from hashed
-    left join previous
+    left join old_copies as previous
         on hashed.copy_id = previous.copy_id
 )
 
-select * from final
+select
+    final.*,
+    {{ rerun_safe.current_run_seq() }} as _written_run_seq
+from final
+{#- Written in day order, so that filters on revenue_date skip most of the table. #}
+order by final.revenue_date, final.event_key

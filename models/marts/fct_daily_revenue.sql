@@ -21,23 +21,27 @@ copies as {{ rerun_safe.inline_cte() }} (
     select * from {{ ref('int_event_copies_classified') }}
 ),
 
-changed_events as (
-    {{ rerun_safe.changed_events_sql(ref('int_event_copies_classified')) }}
+changed_copies as (
+    {{ rerun_safe.changed_copies_sql(ref('int_event_copies_classified')) }}
 ),
 
 affected_days as (
-    select distinct copies.revenue_date
-    from copies
-    inner join changed_events
-        on copies.event_key = changed_events.event_key
+    select distinct changed_copies.revenue_date
+    from changed_copies
 ),
 
 contributing as (
     select copies.*
     from copies
-    inner join affected_days
-        on copies.revenue_date = affected_days.revenue_date
-    where copies.copy_status = 'current'
+    where
+        copies.copy_status = 'current'
+        {%- if is_incremental() %}
+        and {{ rerun_safe.literal_in(
+            'copies.revenue_date',
+            'select distinct changed.revenue_date from ' ~ ref('int_event_copies_classified') ~ ' as changed where '
+            ~ rerun_safe.changed_copies_filter('changed'),
+        ) }}
+        {%- endif %}
 ),
 
 totals as (

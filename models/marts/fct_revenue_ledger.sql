@@ -37,12 +37,13 @@
 
 with
 
-copies as {{ rerun_safe.inline_cte() }} (
-    select * from {{ ref('int_event_copies_classified') }}
+changed_copies as {{ rerun_safe.inline_cte() }} (
+    {{ rerun_safe.changed_copies_sql(ref('int_event_copies_classified')) }}
 ),
 
 changed_events as (
-    {{ rerun_safe.changed_events_sql(ref('int_event_copies_classified')) }}
+    select distinct changed_copies.event_key
+    from changed_copies
 ),
 
 contributions as (
@@ -57,18 +58,25 @@ contributions as (
             'copies.event_id', 'copies.company_id', 'copies.revenue_date',
             'copies.currency', 'copies.signed_amount_cents',
         ]) }} as contribution_key
-    from copies
-    inner join changed_events
-        on copies.event_key = changed_events.event_key
+    from changed_copies as copies
     where copies.copy_status = 'current'
 ),
 
 postings_in_scope as (
     {%- if is_incremental() %}
+    {#- An event's postings lie on the days of its copies (a contribution is a copy's), and
+        all its copies are among the changed ones: those days, as literals, prune the read. #}
     select ledger.*
     from {{ this }} as ledger
-    inner join changed_events
-        on ledger.event_key = changed_events.event_key
+    where
+        {%- if not flags.FULL_REFRESH %}
+        {{ rerun_safe.literal_in(
+            'ledger.revenue_date',
+            'select distinct changed.revenue_date from ' ~ ref('int_event_copies_classified') ~ ' as changed where '
+            ~ rerun_safe.changed_copies_filter('changed'),
+        ) }} and
+        {%- endif %}
+        ledger.event_key in (select changed_events.event_key from changed_events)
     {%- else %}
     select
         cast(null as {{ rerun_safe.text_type() }}) as posting_id,
@@ -167,3 +175,5 @@ final as (
 )
 
 select * from final
+{#- Appended in day order, so that the day filter above skips most of the history. #}
+order by final.revenue_date, final.event_key, final.posting_id

@@ -18,20 +18,14 @@
 
 with
 
-copies as {{ rerun_safe.inline_cte() }} (
-    select * from {{ ref('int_event_copies_classified') }}
-),
-
-changed_events as (
-    {{ rerun_safe.changed_events_sql(ref('int_event_copies_classified')) }}
+changed_copies as (
+    {{ rerun_safe.changed_copies_sql(ref('int_event_copies_classified')) }}
 ),
 
 late_copies as (
-    select copies.*
-    from copies
-    inner join changed_events
-        on copies.event_key = changed_events.event_key
-    where copies.is_late
+    select changed_copies.*
+    from changed_copies
+    where changed_copies.is_late
 ),
 
 final as (

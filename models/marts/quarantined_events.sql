@@ -55,7 +55,22 @@ conflicting_rows as (
         on
             staged.event_key = conflicting_versions.event_key
             and staged.version = conflicting_versions.version
-    where staged.invalid_reason is null
+    where
+        staged.invalid_reason is null
+        {%- if is_incremental() %}
+        {#- The rows of a copy were ingested between its first and last ingested_at. Those
+            days, as literal ranges, let the read skip the rest of the staged history (which
+            is stored in landing order). All copies of a changed event were just written. #}
+        {%- set since = rerun_safe.last_committed_seq() %}
+        {%- set copies = ref('int_event_copies_classified') %}
+        and {{ rerun_safe.literal_ranges(
+            'staged.ingested_at',
+            'select distinct cast(cast(c.ingested_at as date) as timestamp), cast(cast(c.last_ingested_at as date) + 1 as timestamp)'
+            ~ ' from ' ~ copies ~ ' as c where c._written_run_seq > ' ~ since
+            ~ ' and exists (select 1 from ' ~ copies ~ ' as k where k._changed_run_seq > ' ~ since
+            ~ " and k.copy_status = 'conflicting' and k.event_key = c.event_key and k.version = c.version)",
+        ) }}
+        {%- endif %}
 ),
 
 rejected as (

@@ -7,6 +7,7 @@
     config(
         incremental_strategy=('replace_partitions' if files_mode else 'merge'),
         partition_column='_file_id',
+        partition_type='varchar',
         unique_key='_row_id',
         meta={'rerun_safe': {'volatile_columns': ['_loaded_run_seq'], 'records_deliveries': true}},
         post_hook=[

@@ -1,0 +1,20 @@
+{#- A model that folds the rows staged since its own progress (`since`) into what it already
+    holds must not run after `upstream` was rebuilt from scratch: every upstream row then
+    carries a new stamp and would be folded in a second time. Fails the model before it
+    writes anything, with the command that rebuilds both. -#}
+{% macro require_upstream_not_rebuilt(upstream, since) %}
+    {%- if execute -%}
+        {%- set found = run_query(
+            "select coalesce(max(run_seq), 0) from " ~ rerun_safe.run_log_relation()
+            ~ " where model = '" ~ upstream ~ "' and is_full_refresh"
+        ) -%}
+        {%- set rebuilt = found.rows[0][0] | int -%}
+        {%- if rebuilt > since | int -%}
+            {{ exceptions.raise_compiler_error(
+                "rerun_safe: " ~ upstream ~ " was rebuilt from scratch in run " ~ rebuilt ~ ", after "
+                ~ this.identifier ~ " last committed (run " ~ since ~ "). An incremental run would count its rows "
+                ~ "twice; rebuild the models downstream too: dbt build --full-refresh --select " ~ upstream ~ "+"
+            ) }}
+        {%- endif -%}
+    {%- endif -%}
+{% endmacro %}

@@ -1,0 +1,41 @@
+{#- Pruning hints. A filter against a subquery or a join cannot skip row groups; a filter
+    against literals can (DuckDB checks literals against each row group's min/max, its zone
+    map). These macros run a small query when the model is compiled, right before it runs (its
+    upstream models have committed by then), and render the values it returns as literals.
+
+    Used only as redundant, exact restrictions: the SQL that renders the values computes the
+    complete set of values the model can need (see each caller), so the hint never drops a row.
+    Outside execution (parsing, linting) they render `true`. -#}
+
+{#- `column in (v1, v2, ...)` for the distinct non-null values of the first column `values_sql`
+    returns, cast to `type`; `false` when there are none. -#}
+{% macro literal_in(column, values_sql, type='date') %}
+    {%- if not execute -%}
+        {{- return('true') -}}
+    {%- endif -%}
+    {%- set values = run_query(values_sql).columns[0].values() | reject('none') | map('string') | unique | sort | list -%}
+    {%- if values | length == 0 -%}
+        {{- return('false') -}}
+    {%- endif -%}
+    {%- set literals = [] -%}
+    {%- for value in values -%}
+        {%- do literals.append("cast('" ~ value ~ "' as " ~ type ~ ")") -%}
+    {%- endfor -%}
+    {{- return(column ~ ' in (' ~ literals | join(', ') ~ ')') -}}
+{% endmacro %}
+
+{#- `(column between lo1 and hi1 or ...)` for the (lo, hi) rows `ranges_sql` returns, cast to
+    `type`; `false` when there are none. -#}
+{% macro literal_ranges(column, ranges_sql, type='timestamp') %}
+    {%- if not execute -%}
+        {{- return('true') -}}
+    {%- endif -%}
+    {%- set ranges = [] -%}
+    {%- for row in run_query(ranges_sql).rows -%}
+        {%- do ranges.append(column ~ " between cast('" ~ row[0] ~ "' as " ~ type ~ ") and cast('" ~ row[1] ~ "' as " ~ type ~ ")") -%}
+    {%- endfor -%}
+    {%- if ranges | length == 0 -%}
+        {{- return('false') -}}
+    {%- endif -%}
+    {{- return('(' ~ ranges | join(' or ') ~ ')') -}}
+{% endmacro %}
