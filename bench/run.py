@@ -615,6 +615,10 @@ def render(results: list[dict], rat: list[dict], mach: dict, a: argparse.Namespa
         "the exact window `lookback: 3` gives when run on the batch day (the data is dated in the future of the "
         "wall clock, so the window is passed explicitly).")
     add("")
+    log_file = BENCH / "optimisation_log.md"
+    if log_file.exists():  # hand-written: what each change bought, kept across re-renders
+        add(log_file.read_text().rstrip())
+        add("")
     add("## Ratios")
     add("")
     add("wall = ratio of wall times (the target is judged on it); models = the same ratio on model/SQL time only.")

@@ -18,6 +18,10 @@
             ~ " is_full_refresh boolean not null, logged_at timestamp, metrics varchar)"
         ) -%}
         {%- do run_query(
+            "create table if not exists " ~ rerun_safe.loaded_files_relation() ~ " ("
+            ~ "file_id varchar not null, run_seq bigint not null)"
+        ) -%}
+        {%- do run_query(
             "insert into " ~ runs ~ " select coalesce(max(run_seq), 0) + 1, '" ~ invocation_id ~ "', '"
             ~ flags.WHICH ~ "', " ~ rerun_safe.utc_now() ~ ", null, 'started' from " ~ runs
             ~ " where not exists (select 1 from " ~ runs ~ " where invocation_id = '" ~ invocation_id ~ "')"

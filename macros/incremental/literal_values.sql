@@ -39,3 +39,4 @@
     {%- endif -%}
     {{- return('(' ~ ranges | join(' or ') ~ ')') -}}
 {% endmacro %}
+

@@ -1,8 +1,8 @@
 {#- The delivery files in the landing folder that `target` has not loaded yet, as a list of
     dicts (path, file_name, file_id), sorted by name. A delivery is identified by name, size
     and modification time: a file rewritten in place is a new delivery; an old one is never
-    read twice. Progress is derived from the loaded rows themselves (the _file_id values in
-    the target), so it commits with them. Empty and header-only files load no rows, so they
+    read twice. Progress is the list of loaded file ids (loaded_file_ids_sql), written by
+    the staging model inside its own transaction, so it commits with the rows. Empty and header-only files load no rows, so they
     are listed again on every run and cost one empty scan each. -#}
 {% macro landing_files_to_load(landing_glob, target, only_new) %}
     {{- return(adapter.dispatch('landing_files_to_load', 'rerun_safe')(landing_glob, target, only_new)) -}}
@@ -21,7 +21,7 @@
         select landed.path, landed.file_name, landed.file_id
         from landed
         {%- if only_new %}
-        where landed.file_id not in (select distinct loaded._file_id from {{ target }} as loaded)
+        where landed.file_id not in ({{ rerun_safe.loaded_file_ids_sql(target) }})
         {%- endif %}
         order by landed.file_name, landed.file_id
     {%- endset -%}
@@ -71,7 +71,7 @@
         select landed.path, landed.file_name, landed.file_id
         from landed
         {%- if only_new %}
-        where landed.file_id not in (select distinct loaded._file_id from {{ target }} as loaded)
+        where landed.file_id not in ({{ rerun_safe.loaded_file_ids_sql(target) }})
         {%- endif %}
         order by landed.file_name collate "C", landed.file_id
     {%- endset -%}

@@ -8,10 +8,10 @@
     a late copy that a new correction covers. Their old copies are already an exact summary of
     their old rows (row count, earliest row, first run), so the new state is the old copies
     folded together with the new rows; staging history is never re-read. The old copies are
-    found by key within the revenue dates they can lie on: a narrow probe of
-    (event_key, revenue_date) at compile time gives those dates as literals, so the wide read
-    and the delete prune by zone maps (the table is written in revenue_date order).
-    replace_keys then swaps all copies of the touched events at once. A row keeps its
+    found by a probe of the key column alone (fetch_where), the other columns are read for
+    the matches only. replace_keys then swaps all copies of the touched events at once, its
+    delete limited to the days of the new copies (the table is written in revenue_date
+    order). A row keeps its
     _changed_run_seq when its content did not change, so a replay changes nothing;
     _written_run_seq marks every row written, so downstream models find all copies of the
     changed events without a key probe. -#}
@@ -36,38 +36,7 @@
         ],
     )
 }}
-{%- set incremental = is_incremental() -%}
-{%- if incremental -%}
-    {%- set since = rerun_safe.last_committed_seq() -%}
-    {%- do rerun_safe.require_upstream_not_rebuilt('stg_landing__events', since) -%}
-    {%- set new_corrections -%}
-        select corrections.correct_from, corrections.correct_to, corrections.mark
-        from {{ ref('int_corrections_recorded') }} as corrections
-        where corrections.recorded_run_seq > {{ since }}
-    {%- endset -%}
-    {%- set corrected_dates = rerun_safe.literal_ranges(
-        'known.revenue_date', 'select correct_from, correct_to from (' ~ new_corrections ~ ') as c', 'date'
-    ) -%}
-    {#- Every event this run must reclassify: new rows, or a waiting late copy a new correction covers. -#}
-    {%- set touched_keys_sql -%}
-        select new_rows.event_key
-        from {{ ref('stg_landing__events') }} as new_rows
-        where new_rows._loaded_run_seq > {{ since }} and new_rows.invalid_reason is null
-        union
-        select known.event_key
-        from {{ this }} as known
-        inner join ({{ new_corrections }}) as corrections
-            on
-                known.revenue_date between corrections.correct_from and corrections.correct_to
-                and known.ingested_at <= corrections.mark
-        where {{ corrected_dates }} and known.copy_status = 'late_waiting'
-    {%- endset -%}
-    {#- The exact set of days the touched events' old copies lie on (narrow columns only). -#}
-    {%- set old_copy_dates = rerun_safe.literal_in(
-        'known.revenue_date',
-        'select distinct known.revenue_date from ' ~ this ~ ' as known where known.event_key in (' ~ touched_keys_sql ~ ')',
-    ) -%}
-{%- endif %}
+{%- set incremental = is_incremental() %}
 
 with
 
@@ -84,9 +53,9 @@ old_copies as (
     {%- if incremental %}
     select known.*
     from {{ this }} as known
-    where
-        {{ old_copy_dates }}
-        and known.event_key in ({{ touched_keys_sql }})
+    where {{ rerun_safe.fetch_where(
+        this, 'known', 'known.event_key in (' ~ rerun_safe.touched_event_keys_sql() ~ ')',
+    ) }}
     {%- else %}
     select
         cast(null as varchar) as copy_id,
@@ -96,7 +65,7 @@ old_copies as (
     {%- endif %}
 ),
 
-{#- One line per landed row, or per old copy standing for its rows: the unit copies fold. -#}
+{# One line per landed row, or per old copy standing for its rows: the unit copies fold. #}
 rows_in_scope as (
     {%- set copy_columns = [
         'event_id', 'event_key', 'version', 'payload_hash', 'event_type', 'company_id', 'order_id',
@@ -111,7 +80,7 @@ rows_in_scope as (
         staged.ingested_at as last_ingested_at
     from staged
     {%- if incremental %}
-    where staged._loaded_run_seq > {{ since }}
+    where staged._loaded_run_seq > {{ rerun_safe.last_committed_seq() }}
     union all
     select
         {%- for column in copy_columns %}

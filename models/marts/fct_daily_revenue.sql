@@ -31,17 +31,17 @@ affected_days as (
 ),
 
 contributing as (
+    {#- The affected days, as literals: the read skips the other days' row groups. #}
+    {%- set on_affected_days = 'true' if not is_incremental() else rerun_safe.literal_in(
+        'copies.revenue_date',
+        'select distinct changed.revenue_date from ' ~ ref('int_event_copies_classified') ~ ' as changed where '
+        ~ rerun_safe.changed_copies_filter('changed'),
+    ) %}
     select copies.*
     from copies
     where
         copies.copy_status = 'current'
-        {%- if is_incremental() %}
-        and {{ rerun_safe.literal_in(
-            'copies.revenue_date',
-            'select distinct changed.revenue_date from ' ~ ref('int_event_copies_classified') ~ ' as changed where '
-            ~ rerun_safe.changed_copies_filter('changed'),
-        ) }}
-        {%- endif %}
+        and {{ on_affected_days }}
 ),
 
 totals as (

@@ -1,20 +1,19 @@
 {#- One row per order item with at least one contributing event. Incremental: every item that
     any copy of a changed event touches is recomputed from its contributing events and merged
-    on (company_id, order_item_id); an item left with no contributing event (its event moved
-    away, or became a conflict) comes out with event_count = 0 and the merge deletes it. -#}
+    on item_key, the 128-bit hash of (company_id, order_item_id) (the composite key, at a
+    fraction of the cost of probing two text columns); an item left with no contributing event
+    (its event moved away, or became a conflict) comes out with event_count = 0 and the merge
+    deletes it. The contributing copies are found by a probe of the item_key column alone
+    (fetch_where); the other columns are read for the matches only.
+
+    Written with replace_keys (delete the affected items, insert those with an event left, in
+    one transaction): the same rows as a merge on item_key, and on DuckDB 2.0 about 5x faster
+    than its MERGE statement (2.0 s vs 0.43 s for 193k items into 6.2M). -#}
 {{
     config(
-        incremental_strategy='merge',
-        unique_key=['company_id', 'order_item_id'],
-        merge_clauses={
-            'when_matched': [
-                {'condition': 'DBT_INTERNAL_SOURCE.event_count = 0', 'action': 'delete'},
-                {'action': 'update', 'mode': 'by_name'},
-            ],
-            'when_not_matched': [
-                {'condition': 'DBT_INTERNAL_SOURCE.event_count > 0', 'action': 'insert', 'mode': 'by_name'},
-            ],
-        },
+        incremental_strategy='replace_keys',
+        unique_key='item_key',
+        partition_keep_rows='event_count > 0',
         post_hook=[
             "{{ rerun_safe.log_model_run(rerun_safe.money_metrics({'items': 'select count(*) from ' ~ this})) }}",
             "{{ rerun_safe.assert_net_matches_current_copies(ref('int_event_copies_classified')) }}",
@@ -23,10 +22,6 @@
 }}
 
 with
-
-copies as {{ rerun_safe.inline_cte() }} (
-    select * from {{ ref('int_event_copies_classified') }}
-),
 
 changed_copies as (
     {{ rerun_safe.changed_copies_sql(ref('int_event_copies_classified')) }}
@@ -41,21 +36,16 @@ affected_items as (
 ),
 
 contributing as (
+    {%- set copies = ref('int_event_copies_classified') %}
+    {%- set current = "copies.copy_status = 'current'" %}
+    {%- set current_copies_of_affected_items = current if not is_incremental() else rerun_safe.fetch_where(
+        copies, 'copies',
+        "copies.copy_status = 'current' and copies.item_key in (select changed.item_key from "
+        ~ copies ~ ' as changed where ' ~ rerun_safe.changed_copies_filter('changed') ~ ')',
+    ) %}
     select copies.*
-    from copies
-    where
-        copies.copy_status = 'current'
-        {%- if is_incremental() %}
-        {#- The days the affected items' current copies lie on: a probe of three narrow
-            columns, so that the read of every column below skips the other days. #}
-        and {{ rerun_safe.literal_in(
-            'copies.revenue_date',
-            'select distinct item_copies.revenue_date from ' ~ ref('int_event_copies_classified') ~ ' as item_copies'
-            ~ " where item_copies.copy_status = 'current' and item_copies.item_key in (select changed.item_key from "
-            ~ ref('int_event_copies_classified') ~ ' as changed where ' ~ rerun_safe.changed_copies_filter('changed') ~ ')',
-        ) }}
-        and copies.item_key in (select affected_items.item_key from affected_items)
-        {%- endif %}
+    from {{ copies }} as copies
+    where {{ current_copies_of_affected_items }}
 ),
 
 totals as (
@@ -78,8 +68,9 @@ latest_event as (
     ) }}
 ),
 
+{# item_key last: the contract's columns come first. #}
 final as (
-    select
+    select  -- noqa: ST06
         affected_items.company_id,
         affected_items.order_item_id,
         latest_event.order_id,
@@ -89,7 +80,8 @@ final as (
         coalesce(totals.gross_cents, 0) as gross_cents,
         coalesce(totals.refunded_cents, 0) as refunded_cents,
         coalesce(totals.gross_cents, 0) - coalesce(totals.refunded_cents, 0) as net_cents,
-        coalesce(totals.event_count, 0) as event_count
+        coalesce(totals.event_count, 0) as event_count,
+        affected_items.item_key
     from affected_items
     left join totals
         on

@@ -41,11 +41,6 @@ changed_copies as {{ rerun_safe.inline_cte() }} (
     {{ rerun_safe.changed_copies_sql(ref('int_event_copies_classified')) }}
 ),
 
-changed_events as (
-    select distinct changed_copies.event_key
-    from changed_copies
-),
-
 contributions as (
     select
         copies.event_id,
@@ -65,18 +60,19 @@ contributions as (
 postings_in_scope as (
     {%- if is_incremental() %}
     {#- An event's postings lie on the days of its copies (a contribution is a copy's), and
-        all its copies are among the changed ones: those days, as literals, prune the read. #}
+        all its copies are among the changed ones: those days, as literals, let the key probe
+        skip the other days' row groups (the ledger is appended in day order). #}
+    {%- set on_days = 'true' if flags.FULL_REFRESH else rerun_safe.literal_in(
+        'ledger.revenue_date',
+        'select distinct changed.revenue_date from ' ~ ref('int_event_copies_classified') ~ ' as changed where '
+        ~ rerun_safe.changed_copies_filter('changed'),
+    ) %}
     select ledger.*
     from {{ this }} as ledger
-    where
-        {%- if not flags.FULL_REFRESH %}
-        {{ rerun_safe.literal_in(
-            'ledger.revenue_date',
-            'select distinct changed.revenue_date from ' ~ ref('int_event_copies_classified') ~ ' as changed where '
-            ~ rerun_safe.changed_copies_filter('changed'),
-        ) }} and
-        {%- endif %}
-        ledger.event_key in (select changed_events.event_key from changed_events)
+    where {{ rerun_safe.fetch_where(
+        this, 'ledger',
+        on_days ~ ' and ledger.event_key in (select changed_copies.event_key from changed_copies)',
+    ) }}
     {%- else %}
     select
         cast(null as {{ rerun_safe.text_type() }}) as posting_id,
@@ -176,4 +172,4 @@ final as (
 
 select * from final
 {#- Appended in day order, so that the day filter above skips most of the history. #}
-order by final.revenue_date, final.event_key, final.posting_id
+order by revenue_date, event_key, posting_id

@@ -48,29 +48,33 @@ conflicting_versions as (
 
 conflicting_rows as (
     select
-        staged.*,
+        candidates.*,
         'conflicting_version' as reason
-    from staged
-    inner join conflicting_versions
-        on
-            staged.event_key = conflicting_versions.event_key
-            and staged.version = conflicting_versions.version
-    where
-        staged.invalid_reason is null
-        {%- if is_incremental() %}
+    from (
         {#- The rows of a copy were ingested between its first and last ingested_at. Those
-            days, as literal ranges, let the read skip the rest of the staged history (which
-            is stored in landing order). All copies of a changed event were just written. #}
-        {%- set since = rerun_safe.last_committed_seq() %}
+            days, as literal ranges, let the key probe skip the rest of the staged history
+            (stored in landing order). All copies of a changed event were just written. #}
+        {%- set since = rerun_safe.last_committed_seq() if is_incremental() else 0 %}
         {%- set copies = ref('int_event_copies_classified') %}
-        and {{ rerun_safe.literal_ranges(
-            'staged.ingested_at',
+        {%- set ingested = 'true' if not is_incremental() else rerun_safe.literal_ranges(
+            'landed_rows.ingested_at',
             'select distinct cast(cast(c.ingested_at as date) as timestamp), cast(cast(c.last_ingested_at as date) + 1 as timestamp)'
             ~ ' from ' ~ copies ~ ' as c where c._written_run_seq > ' ~ since
             ~ ' and exists (select 1 from ' ~ copies ~ ' as k where k._changed_run_seq > ' ~ since
             ~ " and k.copy_status = 'conflicting' and k.event_key = c.event_key and k.version = c.version)",
+        ) %}
+        select landed_rows.*
+        from {{ ref('stg_landing__events') }} as landed_rows
+        where {{ rerun_safe.fetch_where(
+            ref('stg_landing__events'), 'landed_rows',
+            ingested ~ ' and landed_rows.invalid_reason is null'
+            ~ ' and landed_rows.event_key in (select conflicting_versions.event_key from conflicting_versions)',
         ) }}
-        {%- endif %}
+    ) as candidates
+    inner join conflicting_versions
+        on
+            candidates.event_key = conflicting_versions.event_key
+            and candidates.version = conflicting_versions.version
 ),
 
 rejected as (

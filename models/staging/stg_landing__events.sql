@@ -19,6 +19,7 @@
                 'rows_invalid': 'select count(*) from ' ~ this ~ ' where _loaded_run_seq = ' ~ rerun_safe.current_run_seq() ~ ' and invalid_reason is not null',
                 'rows_total': 'select count(*) from ' ~ this,
             }) }}",
+            "{{ rerun_safe.record_loaded_files() }}",
         ],
     )
 }}
