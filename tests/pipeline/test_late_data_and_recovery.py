@@ -163,3 +163,20 @@ def test_balance_check_fails_the_model_before_commit(pipeline: Pipeline) -> None
     assert "balance check failed: fct_order_items net_cents" in " ".join(result.messages.values())
     assert pipeline.table("fct_order_items") == tampered  # rolled back: C is not in it
     assert result.status_of("fct_daily_revenue") == "success"
+
+
+def test_copy_stops_being_late_when_an_earlier_duplicate_lands(pipeline: Pipeline) -> None:
+    """A late row leaves the queue once the same row, ingested on time, lands out of order; the event then counts."""
+    late = event("L", 999, order_item_id="i7", event_time="2026-11-01T10:00:00Z", ingested_at="2026-11-04T11:00:01Z")
+    on_time = event("L", 999, order_item_id="i7", event_time="2026-11-01T10:00:00Z", ingested_at="2026-11-01T11:00:00Z")
+    pipeline.land("2026-11-04_001_main.csv", [late])
+    pipeline.build()
+    assert pipeline.query("select event_id, status from late_events") == [("L", "waiting")]
+    assert pipeline.net_total() == 0
+    pipeline.land("2026-11-05_001_redelivery.csv", [on_time])
+    pipeline.build()
+    assert pipeline.scalar("select count(*) from late_events") == 0
+    assert pipeline.net_total() == 999
+    incremental = pipeline.table("late_events"), pipeline.table("fct_daily_revenue")
+    pipeline.build("--full-refresh")
+    assert (pipeline.table("late_events"), pipeline.table("fct_daily_revenue")) == incremental
