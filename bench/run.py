@@ -487,13 +487,17 @@ def ratios(results: list[dict], idem_size: int) -> list[dict]:
                 "target": 2, "le": False,
                 "note": ("equal daily revenue" if pr and pr["peer"]["equal"] else
                          f"NOT equal correctness: {pr['peer']['days_wrong']} revenue day(s) wrong" if pr else "")})
+    per_row = lambda r: (m(r, "incremental") or 0) / max(1, r.get("batch_rows") or 1)  # noqa: E731
+    out.insert(1, {"id": "R1n", "name": f"the same per batch row ({hi['batch_rows']:,} rows at {hi['label']}, "
+                                        f"{lo['batch_rows']:,} at {lo['label']}: the redelivered files on the batch day are drawn at random from the history, so its size varies with N)",
+                   "value": None, "models": ratio(per_row(hi), per_row(lo)), "target": 1.5, "le": True})
     ir = next((r for r in results if "idempotency" in r), None)
     idem_v = ratio(ir["idempotency"]["wall_s"], w(ir, "history_build")) if ir else None
     il = ir["label"] if ir else label(idem_size)
     out.append({"id": "R5", "name": f"t_idempotency_check({il}) / t_build({il})",
                 "value": idem_v, "models": None, "target": 2.5, "le": True})
-    for o in out:
-        o["verdict"] = verdict(o["value"], o["target"], o["le"])
+    for o in out:  # judged on model time, as issue 5 asks; R5 has wall time only
+        o["verdict"] = verdict(o["models"] if o.get("models") is not None else o["value"], o["target"], o["le"])
     return out
 
 
@@ -621,7 +625,9 @@ def render(results: list[dict], rat: list[dict], mach: dict, a: argparse.Namespa
         add("")
     add("## Ratios")
     add("")
-    add("wall = ratio of wall times (the target is judged on it); models = the same ratio on model/SQL time only.")
+    add("models = ratio of dbt's own model execution time (run_results.json; for the floor, its time inside DuckDB), "
+        "on which each target is judged; wall = the same ratio on wall times, dbt start-up and parse included "
+        "(R5 has wall times only).")
     add("")
     add("| id | ratio | wall | models only | target | verdict |")
     add("|---|---|---:|---:|---|---|")
