@@ -4,11 +4,7 @@
     writes anything, with the command that rebuilds both. -#}
 {% macro require_upstream_not_rebuilt(upstream, since) %}
     {%- if execute -%}
-        {%- set found = run_query(
-            "select coalesce(max(run_seq), 0) from " ~ rerun_safe.run_log_relation()
-            ~ " where model = '" ~ upstream ~ "' and is_full_refresh"
-        ) -%}
-        {%- set rebuilt = found.rows[0][0] | int -%}
+        {%- set rebuilt = rerun_safe.last_rebuild_seq(upstream) -%}
         {%- if rebuilt > since | int -%}
             {{ exceptions.raise_compiler_error(
                 "rerun_safe: " ~ upstream ~ " was rebuilt from scratch in run " ~ rebuilt ~ ", after "
@@ -17,4 +13,13 @@
             ) }}
         {%- endif -%}
     {%- endif -%}
+{% endmacro %}
+
+{#- The last run that rebuilt `model_name` from scratch (0 if none), from the run log. -#}
+{% macro last_rebuild_seq(model_name) %}
+    {%- set found = run_query(
+        "select coalesce(max(run_seq), 0) from " ~ rerun_safe.run_log_relation()
+        ~ " where model = '" ~ model_name ~ "' and is_full_refresh"
+    ) -%}
+    {{- return(found.rows[0][0] | int) -}}
 {% endmacro %}

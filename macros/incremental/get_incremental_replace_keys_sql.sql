@@ -15,22 +15,39 @@
 {% endmacro %}
 
 {% macro default__get_incremental_replace_keys_sql(arg_dict) %}
-    {%- set unique_key = config.require('unique_key') -%}
-    {%- set partition_column = config.get('partition_column') -%}
+    {{- return(rerun_safe.delete_and_insert_sql(arg_dict, config.require('unique_key'), config.get('partition_column'))) -}}
+{% endmacro %}
+
+{#- The body both project strategies share (replace_partitions: no key; replace_keys: a key,
+    optionally a partition column): in the model's transaction, delete the target rows of the
+    new rows' partitions (literals, so the delete skips other row groups by zone maps) and/or
+    keys, then insert the new rows that pass config `partition_keep_rows`. -#}
+{% macro delete_and_insert_sql(arg_dict, unique_key, partition_column) %}
     {%- set target = arg_dict['target_relation'] -%}
     {%- set source = arg_dict['temp_relation'] -%}
+    {%- set keep_rows = config.get('partition_keep_rows') -%}
     {%- set columns = get_quoted_csv(arg_dict['dest_columns'] | map(attribute='name')) -%}
+    {%- set conditions = [] -%}
+    {%- if partition_column -%}
+        {%- do conditions.append(rerun_safe.literal_in(
+            partition_column,
+            'select distinct ' ~ partition_column ~ ' from ' ~ source,
+            config.get('partition_type', 'date'),
+        )) -%}
+    {%- endif -%}
+    {%- if unique_key -%}
+        {%- do conditions.append(unique_key ~ ' in (select ' ~ unique_key ~ ' from ' ~ source ~ ')') -%}
+    {%- endif -%}
+    {%- set sql -%}
     delete from {{ target }}
-    where
-        {%- if partition_column %}
-        {{ rerun_safe.literal_in(partition_column, 'select distinct ' ~ partition_column ~ ' from ' ~ source) }} and
-        {%- endif %}
-        {{ unique_key }} in (select {{ unique_key }} from {{ source }});
+    where {{ conditions | join(' and ') }};
 
     insert into {{ target }} ({{ columns }})
     select {{ columns }}
     from {{ source }}
-    {%- if config.get('partition_keep_rows') %}
-    where {{ config.get('partition_keep_rows') }}
+    {%- if keep_rows %}
+    where {{ keep_rows }}
     {%- endif %}
+    {%- endset -%}
+    {{- return(sql) -}}
 {% endmacro %}

@@ -14,26 +14,7 @@
 {% endmacro %}
 
 {% macro default__get_incremental_replace_partitions_sql(arg_dict) %}
-    {%- set partition_column = config.require('partition_column') -%}
-    {%- set keep_rows = config.get('partition_keep_rows') -%}
-    {%- set target = arg_dict['target_relation'] -%}
-    {%- set source = arg_dict['temp_relation'] -%}
-    {%- set columns = get_quoted_csv(arg_dict['dest_columns'] | map(attribute='name')) -%}
-    {#- The partitions to replace, as literals: the delete then skips the row groups holding
-        none of them (zone maps) instead of probing the whole table. -#}
-    delete from {{ target }}
-    where {{ rerun_safe.literal_in(
-        partition_column,
-        'select distinct ' ~ partition_column ~ ' from ' ~ source,
-        config.get('partition_type', 'date'),
-    ) }};
-
-    insert into {{ target }} ({{ columns }})
-    select {{ columns }}
-    from {{ source }}
-    {%- if keep_rows %}
-    where {{ keep_rows }}
-    {%- endif %}
+    {{- return(rerun_safe.delete_and_insert_sql(arg_dict, none, config.require('partition_column'))) -}}
 {% endmacro %}
 
 {% macro spark__get_incremental_replace_partitions_sql(arg_dict) %}

@@ -8,30 +8,23 @@
     cover the table (the first build, a rebuild, a warehouse from before this table existed),
     the hook records every file of the table and the listing falls back to the table itself. -#}
 
-{% macro last_rebuild_seq(model_name) %}
-    {%- set found = run_query(
-        "select coalesce(max(run_seq), 0) from " ~ rerun_safe.run_log_relation()
-        ~ " where model = '" ~ model_name ~ "' and is_full_refresh"
-    ) -%}
-    {{- return(found.rows[0][0] | int) -}}
-{% endmacro %}
-
-{#- True when rerun_safe_loaded_files lists every file loaded into `target` since its last rebuild. -#}
-{% macro loaded_files_in_sync(target) %}
+{#- True when rerun_safe_loaded_files lists every file loaded into `target` since its last
+    rebuild (run `rebuild`, from last_rebuild_seq). -#}
+{% macro loaded_files_in_sync(target, rebuild) %}
     {%- if not execute or load_relation(rerun_safe.loaded_files_relation()) is none -%}
         {{- return(false) -}}
     {%- endif -%}
     {%- set found = run_query(
-        "select count(*) from " ~ rerun_safe.loaded_files_relation()
-        ~ " where run_seq >= " ~ rerun_safe.last_rebuild_seq(target.identifier)
+        "select count(*) from " ~ rerun_safe.loaded_files_relation() ~ " where run_seq >= " ~ rebuild
     ) -%}
     {{- return(found.rows[0][0] | int > 0) -}}
 {% endmacro %}
 
 {% macro loaded_file_ids_sql(target) %}
-    {%- if rerun_safe.loaded_files_in_sync(target) -%}
+    {%- set rebuild = rerun_safe.last_rebuild_seq(target.identifier) if execute else 0 -%}
+    {%- if rerun_safe.loaded_files_in_sync(target, rebuild) -%}
         select files.file_id from {{ rerun_safe.loaded_files_relation() }} as files
-        where files.run_seq >= {{ rerun_safe.last_rebuild_seq(target.identifier) }}
+        where files.run_seq >= {{ rebuild }}
     {%- else -%}
         select distinct loaded._file_id from {{ target }} as loaded
     {%- endif -%}
@@ -41,7 +34,7 @@
     insert into {{ rerun_safe.loaded_files_relation() }}
     select distinct loaded._file_id, loaded._loaded_run_seq
     from {{ this }} as loaded
-    {%- if rerun_safe.loaded_files_in_sync(this) %}
+    {%- if rerun_safe.loaded_files_in_sync(this, rerun_safe.last_rebuild_seq(this.identifier) if execute else 0) %}
     where loaded._loaded_run_seq = {{ rerun_safe.current_run_seq() }}
     {%- endif %}
 {% endmacro %}
