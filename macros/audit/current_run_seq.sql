@@ -1,18 +1,27 @@
-{#- The sequence number start_run gave this invocation. Rendered as a literal when the run row
-    exists, so that filters like `_loaded_run_seq = <n>` prune by zone maps (a scalar
-    subquery would not). Without a run row (dbt compile, dbt show, linting) it renders an
-    expression that fails if executed: stamping rows with null would hide them from every
-    downstream model. -#}
-{% macro current_run_seq() %}
+{#- The sequence number start_run gave this invocation, or none outside a run (dbt compile,
+    dbt show, linting: on-run-start did not register the invocation). -#}
+{% macro run_seq_or_none() %}
     {%- set runs = rerun_safe.runs_relation() -%}
     {%- if execute and load_relation(runs) is not none -%}
         {%- set found = run_query("select run_seq from " ~ runs ~ " where invocation_id = '" ~ invocation_id ~ "'") -%}
         {%- if found.rows | length == 1 -%}
-            {{- return("cast(" ~ found.rows[0][0] ~ " as bigint)") -}}
+            {{- return(found.rows[0][0] | int) -}}
         {%- endif -%}
     {%- endif -%}
+    {{- return(none) -}}
+{% endmacro %}
+
+{#- The same as SQL. Rendered as a literal when the run row exists, so that filters like
+    `_loaded_run_seq = <n>` prune by zone maps (a scalar subquery would not). Without a run
+    row it renders an expression that fails if executed: stamping rows with null would hide
+    them from every downstream model. -#}
+{% macro current_run_seq() %}
+    {%- set run_seq = rerun_safe.run_seq_or_none() -%}
+    {%- if run_seq is not none -%}
+        {{- return("cast(" ~ run_seq ~ " as bigint)") -}}
+    {%- endif -%}
     {{- return(
-        "coalesce((select run_seq from " ~ runs ~ " where invocation_id = '" ~ invocation_id ~ "'), "
+        "coalesce((select run_seq from " ~ rerun_safe.runs_relation() ~ " where invocation_id = '" ~ invocation_id ~ "'), "
         ~ rerun_safe.raise_error("rerun_safe: this invocation has no run row; build with dbt run or dbt build") ~ ")"
     ) -}}
 {% endmacro %}

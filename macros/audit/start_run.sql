@@ -4,6 +4,9 @@
     crashes and --full-refresh of upstream models alike. -#}
 {% macro start_run() %}
     {%- if execute -%}
+        {#- configuration first: a bad var or a missing landing folder stops before any write -#}
+        {%- do rerun_safe.validate_config() -%}
+        {%- do rerun_safe.require_landing_folder(rerun_safe.landing_path()) -%}
         {%- do adapter.create_schema(api.Relation.create(database=target.database, schema=target.schema)) -%}
         {%- set runs = rerun_safe.runs_relation() -%}
         {%- set run_log = rerun_safe.run_log_relation() -%}

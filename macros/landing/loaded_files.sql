@@ -1,40 +1,128 @@
-{#- The delivery files staging has loaded, kept in the small audit table
-    rerun_safe_loaded_files (file_id, run_seq) so that listing the new files does not scan the
-    file id of every staged row (measured: 1.5 s at 13M staged rows, growing with history).
+{#- The deliveries staging has loaded completely, kept in the small audit table
+    rerun_safe_loaded_files (file_id, run_seq), so that finding the deliveries to stage does
+    not scan the file id of every staged row (measured: 1.5 s at 13M staged rows).
 
     record_loaded_files() is a post-hook of the staging model: it runs inside the model's
-    transaction, so the list commits with the rows or not at all. Entries older than the last
-    rebuild of staging (--full-refresh restamps every row) are ignored. When the list does not
-    cover the table (the first build, a rebuild, a warehouse from before this table existed),
-    the hook records every file of the table and the listing falls back to the table itself. -#}
-
-{#- True when rerun_safe_loaded_files lists every file loaded into `target` since its last
-    rebuild (run `rebuild`, from last_rebuild_seq). -#}
-{% macro loaded_files_in_sync(target, rebuild) %}
-    {%- if not execute or load_relation(rerun_safe.loaded_files_relation()) is none -%}
-        {{- return(false) -}}
-    {%- endif -%}
-    {%- set found = run_query(
-        "select count(*) from " ~ rerun_safe.loaded_files_relation() ~ " where run_seq >= " ~ rebuild
-    ) -%}
-    {{- return(found.rows[0][0] | int > 0) -}}
-{% endmacro %}
+    transaction, so the list commits with the rows or not at all. A delivery is listed once
+    all of its records are staged (a lookback run may stage part of one). Entries older than
+    the last rebuild of staging (--full-refresh restamps every row) are ignored. -#}
 
 {% macro loaded_file_ids_sql(target) %}
     {%- set rebuild = rerun_safe.last_rebuild_seq(target.identifier) if execute else 0 -%}
-    {%- if rerun_safe.loaded_files_in_sync(target, rebuild) -%}
-        select files.file_id from {{ rerun_safe.loaded_files_relation() }} as files
-        where files.run_seq >= {{ rebuild }}
+    select files.file_id from {{ rerun_safe.loaded_files_relation() }} as files
+    where files.run_seq >= {{ rebuild }}
+{% endmacro %}
+
+{% macro record_loaded_files(deliveries) %}
+    insert into {{ rerun_safe.loaded_files_relation() }} (file_id, run_seq)
+    select
+        delivery.file_id,
+        {{ rerun_safe.current_run_seq() }}
+    from {{ deliveries }} as delivery
+    where
+        delivery.status = 'accepted'
+        and delivery.file_id in (
+            select staged._file_id from {{ this }} as staged
+            where staged._loaded_run_seq = {{ rerun_safe.current_run_seq() }}
+        )
+        and delivery.records = (
+            select count(*) from {{ this }} as staged
+            where staged._file_id = delivery.file_id
+        )
+{% endmacro %}
+
+{#- Post-hook of staging (before COMMIT): in `files` mode every delivery staged this run now
+    has exactly its records staged, no more, no fewer (the inspection counted them with an
+    exact CSV parser; DuckDB's or Postgres's reader must agree). Fails naming the delivery. -#}
+{% macro assert_deliveries_conserved(deliveries, files_mode) %}
+    {%- if not files_mode -%}
+    select 1 as lookback_stages_part_of_a_delivery
     {%- else -%}
-        select distinct loaded._file_id from {{ target }} as loaded
+    select {{ rerun_safe.raise_error_expression(
+        "'rerun_safe: delivery ' || unbalanced.file_name || ' has ' || cast(unbalanced.records as varchar)"
+        ~ " || ' records but ' || cast(unbalanced.staged as varchar) || ' staged rows'"
+    ) }} as conservation_check
+    from (
+        select
+            delivery.file_name,
+            delivery.records,
+            (select count(*) from {{ this }} as staged where staged._file_id = delivery.file_id) as staged
+        from {{ deliveries }} as delivery
+        where delivery.file_id in (
+            select staged._file_id from {{ this }} as staged
+            where staged._loaded_run_seq = {{ rerun_safe.current_run_seq() }}
+        )
+    ) as unbalanced
+    where unbalanced.records != unbalanced.staged
     {%- endif -%}
 {% endmacro %}
 
-{% macro record_loaded_files() %}
-    insert into {{ rerun_safe.loaded_files_relation() }}
-    select distinct loaded._file_id, loaded._loaded_run_seq
-    from {{ this }} as loaded
-    {%- if rerun_safe.loaded_files_in_sync(this, rerun_safe.last_rebuild_seq(this.identifier) if execute else 0) %}
-    where loaded._loaded_run_seq = {{ rerun_safe.current_run_seq() }}
-    {%- endif %}
+{#- At compile time: the accepted deliveries staging must read now, as dicts (file_id,
+    file_name, path, header), sorted by name. Only deliveries present in this run's listing
+    are read. Stops with the file names and the way out when deliveries that must be read are
+    gone from the landing folder: loaded ones before a full refresh (it would silently shrink
+    the published history), or accepted ones never loaded completely. -#}
+{% macro deliveries_to_stage(deliveries, target) %}
+    {#- outside a run (compile, show, lint) there is no listing of this run to read -#}
+    {%- set current = rerun_safe.run_seq_or_none() -%}
+    {%- if current is none -%}{{ return([]) }}{%- endif -%}
+    {%- set listed_now = run_query(
+        "select count(*) from " ~ rerun_safe.run_log_relation() ~ " where model = 'stg_landing__deliveries' and run_seq = " ~ current
+    ).rows[0][0] -%}
+    {%- if listed_now | int == 0 -%}
+        {{ exceptions.raise_compiler_error(
+            "rerun_safe: stg_landing__deliveries did not run in this invocation, so the deliveries present now are unknown;"
+            ~ " select it too, e.g. dbt build --select stg_landing__deliveries+"
+        ) }}
+    {%- endif -%}
+    {%- set rebuild = rerun_safe.last_rebuild_seq(target.identifier) -%}
+    {%- set incremental = is_incremental() -%}
+    {%- set missing_sql -%}
+        {%- if incremental %}
+        select delivery.file_name
+        from {{ deliveries }} as delivery
+        where
+            delivery.status = 'accepted'
+            and delivery.records > 0
+            and delivery.last_seen_run_seq >= {{ rebuild }}
+            and delivery.last_seen_run_seq < {{ current }}
+            and delivery.file_id not in ({{ rerun_safe.loaded_file_ids_sql(target) }})
+        {%- else %}
+        select coalesce(delivery.file_name, loaded.file_id)
+        from {{ rerun_safe.loaded_files_relation() }} as loaded
+        left join {{ deliveries }} as delivery on loaded.file_id = delivery.file_id
+        where
+            loaded.run_seq >= {{ rebuild }}
+            and (delivery.file_id is null or delivery.last_seen_run_seq < {{ current }})
+        {%- endif %}
+        order by 1
+    {%- endset -%}
+    {%- set missing = run_query(missing_sql).columns[0].values() | list -%}
+    {%- if missing and not rerun_safe.flag_var('accept_missing_deliveries') -%}
+        {{ exceptions.raise_compiler_error(
+            "rerun_safe: " ~ (missing | length) ~ " deliver" ~ ('y' if missing | length == 1 else 'ies') ~ " that "
+            ~ ("a full refresh would re-read " if not incremental else "must still be staged ")
+            ~ "are no longer in the landing folder (var landing_path): " ~ (missing[:10] | join(', '))
+            ~ (' ...' if missing | length > 10 else '')
+            ~ ". Put them back, or rerun with --vars '{accept_missing_deliveries: true}' to "
+            ~ ("publish without them" if not incremental else "skip them")
+        ) }}
+    {%- endif -%}
+    {%- set files_sql -%}
+        select delivery.file_id, delivery.file_name, delivery.path, delivery.header_columns
+        from {{ deliveries }} as delivery
+        where
+            delivery.status = 'accepted'
+            and delivery.records > 0
+            and delivery.last_seen_run_seq = {{ current }}
+            {%- if incremental %}
+            and delivery.file_id not in ({{ rerun_safe.loaded_file_ids_sql(target) }})
+            {%- endif %}
+        order by delivery.file_name, delivery.file_id
+    {%- endset -%}
+    {%- set files = [] -%}
+    {%- for row in run_query(files_sql).rows -%}
+        {%- do files.append({'file_id': row[0], 'file_name': row[1], 'path': row[2], 'header': row[3]}) -%}
+    {%- endfor -%}
+    {{- return(files) -}}
 {% endmacro %}

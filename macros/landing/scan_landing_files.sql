@@ -1,40 +1,68 @@
-{#- Every record of `files`, all columns as text, with its file and record ordinal. One scan
+{#- Every record of `files` (dicts: path, file_name, file_id, header = the file's column names
+    in file order, all contract columns), all columns as text in contract order, with its file
+    and record ordinal. Columns are matched by the header's names, never by position. One scan
     per file, not parallel, so the ordinal is the record's position in its file; a record with
     more fields than the header fills `_overflow` (quarantined as malformed_row), one with
-    fewer is padded with nulls. No file gives an empty relation of the same shape. -#}
+    fewer is padded with nulls. No file gives an empty relation of the same shape. Only files
+    whose inspection accepted them reach here (stg_landing__deliveries). -#}
 {% macro landing_columns() %}
     {{- return(['event_id', 'event_type', 'company_id', 'order_id', 'order_item_id', 'amount_cents', 'currency', 'event_time', 'ingested_at', 'version']) -}}
+{% endmacro %}
+
+{#- The header of an accepted delivery as a list, checked again against the contract: only
+    contract column names ever become identifiers in SQL. -#}
+{% macro delivery_header(file) %}
+    {%- set header = file.header.split(',') -%}
+    {%- if header | sort != rerun_safe.landing_columns() | sort -%}
+        {{- exceptions.raise_compiler_error("rerun_safe: delivery " ~ file.file_name ~ " has an unexpected header: " ~ file.header) -}}
+    {%- endif -%}
+    {{- return(header) -}}
 {% endmacro %}
 
 {% macro scan_landing_files(files) %}
     {{- return(adapter.dispatch('scan_landing_files', 'rerun_safe')(files)) -}}
 {% endmacro %}
 
-{% macro duckdb__scan_landing_files(files) %}
-    {%- set columns = rerun_safe.landing_columns() + ['_overflow'] -%}
-    {%- set column_types = [] -%}
-    {%- for c in columns -%}{%- do column_types.append("'" ~ c ~ "': 'varchar'") -%}{%- endfor -%}
-    {%- if files | length == 0 %}
+{% macro empty_landing_scan(text_type) %}
     select
-        {%- for c in columns %}
-        cast(null as varchar) as {{ c }},
+        {%- for c in rerun_safe.landing_columns() + ['_overflow'] %}
+        cast(null as {{ text_type }}) as {{ c }},
         {%- endfor %}
-        cast(null as varchar) as _file_id,
-        cast(null as varchar) as _file_name,
+        cast(null as {{ text_type }}) as _file_id,
+        cast(null as {{ text_type }}) as _file_name,
         cast(null as bigint) as _record_number
     where false
+{% endmacro %}
+
+{#- A path for DuckDB's readers, which expand `*`, `?` and `[...]`: each such character is
+    wrapped in brackets so it matches only itself. DuckDB's glob cannot match a backslash, but
+    reads an existing file by its exact name first: a path with a backslash is passed as is. -#}
+{% macro duckdb_literal_path(path) %}
+    {%- if '\\' in path -%}{{ return(path) }}{%- endif -%}
+    {%- set escaped = modules.re.sub('([*?\\[])', '[\\1]', path) -%}
+    {{- return(escaped) -}}
+{% endmacro %}
+
+{% macro duckdb__scan_landing_files(files) %}
+    {%- if files | length == 0 %}
+    {{ rerun_safe.empty_landing_scan('varchar') }}
     {%- else -%}
     {%- for f in files %}
+    {% set header = rerun_safe.delivery_header(f) -%}
     select
-        scanned.*,
-        '{{ f.file_id }}' as _file_id,
-        '{{ f.file_name | replace("'", "''") }}' as _file_name,
+        {%- for c in rerun_safe.landing_columns() + ['_overflow'] %}
+        scanned.{{ c }},
+        {%- endfor %}
+        {{ rerun_safe.string_literal(f.file_id) }} as _file_id,
+        {{ rerun_safe.string_literal(f.file_name) }} as _file_name,
         row_number() over () as _record_number
     from read_csv(
-        '{{ f.path | replace("'", "''") }}',
+        {{ rerun_safe.string_literal(rerun_safe.duckdb_literal_path(f.path)) }},
         header = true, auto_detect = false, delim = ',', quote = '"', escape = '"',
-        strict_mode = false, null_padding = true, parallel = false,
-        columns = { {{- column_types | join(', ') -}} }
+        strict_mode = false, null_padding = true, parallel = false, max_line_size = 2097152,
+        columns = {
+            {%- for c in header + ['_overflow'] %}'{{ c }}': 'varchar'{{ ', ' if not loop.last }}{% endfor -%}
+        }
     ) as scanned
     {%- if not loop.last %}
     union all
@@ -46,40 +74,30 @@
 {% macro postgres__scan_landing_files(files) %}
     {#- why: Postgres cannot read a file in a SELECT through COPY, but it can with
         pg_read_binary_file (superuser or pg_read_server_files; the server must run on the
-        machine that holds the landing folder). Reading the file inside the model's own SELECT,
-        rather than COPYing it into a raw table from Jinja at compile time, keeps the same shape
-        as DuckDB's read_csv: no side effect when the model is only compiled, no second copy
-        of the data to keep in step, and the read is part of the statement that writes the
-        staged rows, so it commits or rolls back with them. Cost: a file is held in memory
-        as one text value (at most 1 GB per file); bigger deliveries would need a COPY-based
-        reader.
-        The file is decoded as UTF-8 (an invalid byte fails the run, as on DuckDB) and split
-        into records and fields CSV-aware (postgres__csv_records: `"` quote, `""` escape, line
-        breaks inside quotes kept, LF, CRLF or CR between records); empty fields are null, as
-        DuckDB reads them.
-        Blank lines are skipped and not counted, the first record is the header, and
-        _overflow is the 11th field, exactly like duckdb__ above. Differences are listed in
-        docs/architecture.md (Other engines). -#}
-    {%- set columns = rerun_safe.landing_columns() + ['_overflow'] -%}
+        machine that holds the landing folder). Reading the file inside the model's own SELECT
+        keeps the same shape as DuckDB's read_csv: no side effect when the model is only
+        compiled, and the read is part of the statement that writes the staged rows, so it
+        commits or rolls back with them. Cost: a file is held in memory as one text value (at
+        most 1 GB per file).
+        Split CSV-aware by postgres__csv_records_of; empty fields are null, as DuckDB reads
+        them; blank lines are skipped and not counted; the first record is the header, whose
+        names give each column's position; _overflow is the field after the last one. -#}
     {%- if files | length == 0 %}
-    select
-        {%- for c in columns %}
-        cast(null as text) as {{ c }},
-        {%- endfor %}
-        cast(null as text) as _file_id,
-        cast(null as text) as _file_name,
-        cast(null as bigint) as _record_number
-    where false
+    {{ rerun_safe.empty_landing_scan('text') }}
     {%- else -%}
     {%- for f in files %}
+    {% set header = rerun_safe.delivery_header(f) -%}
     select
-        {%- for c in columns %}
-        nullif({{ rerun_safe.postgres__csv_field('parsed.fields[' ~ loop.index ~ ']') }}, '') as {{ c }},
+        {%- for c in rerun_safe.landing_columns() %}
+        nullif({{ rerun_safe.postgres__csv_field('parsed.fields[' ~ (header.index(c) + 1) ~ ']') }}, '') as {{ c }},
         {%- endfor %}
-        cast('{{ f.file_id }}' as text) as _file_id,
-        cast('{{ f.file_name | replace("'", "''") }}' as text) as _file_name,
+        nullif({{ rerun_safe.postgres__csv_field('parsed.fields[' ~ (header | length + 1) ~ ']') }}, '') as _overflow,
+        cast({{ rerun_safe.string_literal(f.file_id) }} as text) as _file_id,
+        cast({{ rerun_safe.string_literal(f.file_name) }} as text) as _file_name,
         parsed.record_number as _record_number
-    from ({{ rerun_safe.postgres__csv_records(f.path) }}) as parsed
+    from ({{ rerun_safe.postgres__csv_records_of(
+        "convert_from(pg_read_binary_file(" ~ rerun_safe.string_literal(f.path) ~ "), 'UTF8')"
+    ) }}) as parsed
     {%- if not loop.last %}
     union all
     {%- endif %}
@@ -87,14 +105,15 @@
     {%- endif %}
 {% endmacro %}
 
-{#- The data records of one CSV file on the Postgres server: (record_number, fields text[]),
-    record_number 1 for the first record after the header, each field as written (quoted
+{#- The records of a CSV text (an SQL expression) on Postgres: (record_number, fields text[]),
+    record_number 0 for the header, 1 for the first data record, each field as written (quoted
     fields keep their quotes: see postgres__csv_field). Set-based, no regular expression (they
-    cost ~50 us a line in Postgres): split the file on `"`; every odd piece is outside quotes,
+    cost ~50 us a line in Postgres): split the text on `"`; every odd piece is outside quotes,
     so its commas separate fields and its line breaks (LF, CRLF, CR) separate records. Those
     are replaced by two private-use characters, U+E000 and U+E001, the pieces are joined back
-    and split on them. A `""` escape is an empty piece outside quotes, so it survives. -#}
-{% macro postgres__csv_records(path) %}
+    and split on them. A `""` escape is an empty piece outside quotes, so it survives. A
+    leading byte-order mark is dropped. -#}
+{% macro postgres__csv_records_of(content, with_header=false) %}
     select
         numbered.record_number,
         string_to_array(numbered.record, chr(57344)) as fields
@@ -114,9 +133,7 @@
                     end,
                     '"' order by pieces.position
                 ) as marked
-            from (
-                select convert_from(pg_read_binary_file('{{ path | replace("'", "''") }}'), 'UTF8') as content
-            ) as file
+            from (select {{ content }} as content) as file
             cross join lateral string_to_table(
                 case when left(file.content, 1) = chr(65279) then substr(file.content, 2) else file.content end,
                 '"'
@@ -125,7 +142,9 @@
         cross join lateral string_to_table(file_marked.marked, chr(57345)) with ordinality as records (record, position)
         where records.record != ''
     ) as numbered
+    {%- if not with_header %}
     where numbered.record_number > 0
+    {%- endif %}
 {% endmacro %}
 
 {#- One field as written -> its value: `"a,""b"""` -> `a,"b"`; unquoted text as is. -#}

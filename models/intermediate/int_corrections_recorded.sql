@@ -17,23 +17,9 @@
         ],
     )
 }}
-{%- set correct_from = var('correct_from') -%}
-{%- set correct_to = var('correct_to') -%}
-{%- if (correct_from is none) != (correct_to is none) -%}
-    {{ exceptions.raise_compiler_error(
-        "rerun_safe: a correction needs both correct_from and correct_to (inclusive UTC dates, YYYY-MM-DD)"
-    ) }}
-{%- endif -%}
-{%- set date_shape = '[0-9]{4}-[0-9]{2}-[0-9]{2}' -%}
-{%- if correct_from is not none and modules.re.fullmatch(date_shape, correct_from | string) is none -%}
-    {{ exceptions.raise_compiler_error("rerun_safe: correct_from must be a date like 2026-11-01, got " ~ correct_from) }}
-{%- endif -%}
-{%- if correct_to is not none and modules.re.fullmatch(date_shape, correct_to | string) is none -%}
-    {{ exceptions.raise_compiler_error("rerun_safe: correct_to must be a date like 2026-11-03, got " ~ correct_to) }}
-{%- endif -%}
-{%- if correct_from is not none and (correct_from | string) > (correct_to | string) -%}
-    {{ exceptions.raise_compiler_error("rerun_safe: correct_from (" ~ correct_from ~ ") is after correct_to (" ~ correct_to ~ ")") }}
-{%- endif %}
+{%- set correction = rerun_safe.correction_range() -%}
+{%- set correct_from = correction[0] if correction else none -%}
+{%- set correct_to = correction[1] if correction else none %}
 
 with
 

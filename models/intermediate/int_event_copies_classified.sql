@@ -147,9 +147,9 @@ first_covering_correction as (
 applicability as (
     select
         lateness.*,
-        lateness.lateness_seconds > {{ var('allowed_lateness_hours') | int }} * 3600 as is_late,
+        lateness.lateness_seconds > {{ rerun_safe.allowed_lateness_hours() }} * 3600 as is_late,
         case
-            when lateness.lateness_seconds > {{ var('allowed_lateness_hours') | int }} * 3600
+            when lateness.lateness_seconds > {{ rerun_safe.allowed_lateness_hours() }} * 3600
                 then first_covering_correction.correction_id
         end as applied_by_correction_id
     from lateness

@@ -1,13 +1,13 @@
 {#- One row per landed record: trimmed, typed, validated. Invalid rows stay here with their
     reason (quarantined_events publishes them), so nothing landed is ever dropped.
-    Incremental by delivery file: each run loads only files not loaded yet and replaces them
-    whole, so a crash mid-file leaves nothing half-loaded (see docs/architecture.md). -#}
-{%- set files_mode = var('source_window') == 'files' -%}
+    Incremental by delivery: each run reads the accepted deliveries (stg_landing__deliveries)
+    present in the landing folder that it has not loaded completely, and inserts the records
+    it has not staged yet (keyed on _row_id = delivery and record), so a delivery is never
+    staged twice, whatever the source window did before (see docs/architecture.md). -#}
+{%- set files_mode = rerun_safe.source_window() == 'files' -%}
 {{
     config(
-        incremental_strategy=('replace_partitions' if files_mode else 'merge'),
-        partition_column='_file_id',
-        partition_type='varchar',
+        incremental_strategy='append',
         unique_key='_row_id',
         meta={'rerun_safe': {'volatile_columns': ['_loaded_run_seq'], 'records_deliveries': true}},
         post_hook=[
@@ -19,14 +19,12 @@
                 'rows_invalid': 'select count(*) from ' ~ this ~ ' where _loaded_run_seq = ' ~ rerun_safe.current_run_seq() ~ ' and invalid_reason is not null',
                 'rows_total': 'select count(*) from ' ~ this,
             }) }}",
-            "{{ rerun_safe.record_loaded_files() }}",
+            "{{ rerun_safe.assert_deliveries_conserved(ref('stg_landing__deliveries'), files_mode) }}",
+            "{{ rerun_safe.record_loaded_files(ref('stg_landing__deliveries')) }}",
         ],
     )
 }}
--- depends_on: {{ source('landing', 'deliveries') }}
-{%- set files = rerun_safe.landing_files_to_load(
-    var('landing_path') ~ '/*.csv', this, only_new=(is_incremental() and files_mode)
-) %}
+{%- set files = rerun_safe.deliveries_to_stage(ref('stg_landing__deliveries'), this) %}
 
 with
 
@@ -70,36 +68,56 @@ validated as (
             when typed.event_id is null then 'missing_event_id'
             when typed.company_id is null then 'missing_company_id'
             when typed.order_item_id is null then 'missing_order_item_id'
+            when
+                {{ rerun_safe.has_blank_or_control('typed.event_id') }}
+                or {{ rerun_safe.has_blank_or_control('typed.company_id') }}
+                or {{ rerun_safe.has_blank_or_control('typed.order_id') }}
+                or {{ rerun_safe.has_blank_or_control('typed.order_item_id') }}
+                then 'invalid_key'
             when typed.event_type is null or typed.event_type not in ('sale', 'refund') then 'unknown_event_type'
             when typed.amount_cents_value is null then 'invalid_amount'
             when typed.amount_cents_value < 0 then 'negative_amount'
+            when typed.amount_cents_value > {{ rerun_safe.max_amount_cents() }} then 'amount_out_of_range'
             when
                 typed.currency is null or not {{ rerun_safe.matches_pattern('typed.currency', '[A-Z]{3}') }}
                 then 'invalid_currency'
             when typed.event_time_value is null then 'invalid_event_time'
             when typed.ingested_at_value is null then 'invalid_ingested_at'
+            when
+                {{ rerun_safe.seconds_between('typed.ingested_at_value', 'typed.event_time_value') }}
+                > {{ rerun_safe.max_event_time_ahead_hours() }} * 3600
+                then 'event_time_after_ingestion'
             when typed.version_value is null or typed.version_value < 1 then 'invalid_version'
         end as invalid_reason
     from typed
 ),
 
-in_window as (
+not_staged as (
+    {#- a record is staged once: skip those of a partly loaded delivery already staged #}
     select validated.*
     from validated
-    {%- if is_incremental() and not files_mode %}
-    {#- lookback mode: rows not staged yet whose ingestion is within the overlap window of the
-        staged high-water mark. An out-of-order file older than the window is missed: that is
-        the weakness the default `files` mode removes. #}
+    {%- if is_incremental() %}
     where
-        (
-            validated.ingested_at_value is null
-            or validated.ingested_at_value >= (
-                select max(staged.ingested_at) - interval '{{ var("lookback_hours") | int }} hours'
-                from {{ this }} as staged
-            )
+        {{ rerun_safe.stable_hash(['validated._file_id', 'validated.source_line']) }} not in (
+            select staged._row_id
+            from {{ this }} as staged
+            where {{ rerun_safe.literal_list('staged._file_id', files | map(attribute='file_id') | list) }}
         )
-        and {{ rerun_safe.stable_hash(['validated._file_id', 'validated.source_line']) }} not in (
-            select staged._row_id from {{ this }} as staged
+    {%- endif %}
+),
+
+in_window as (
+    select not_staged.*
+    from not_staged
+    {%- if is_incremental() and not files_mode %}
+    {#- lookback mode: only rows whose ingestion is within the overlap window of the staged
+        high-water mark. Rows of a delivery outside the window wait: the delivery is not
+        complete, so `files` mode loads them later. That is the weakness `files` removes. #}
+    where
+        not_staged.ingested_at_value is null
+        or not_staged.ingested_at_value >= (
+            select max(staged.ingested_at) - interval '{{ rerun_safe.lookback_hours() }} hours'
+            from {{ this }} as staged
         )
     {%- endif %}
 ),

@@ -77,10 +77,10 @@ def test_malformed_correction_vars_fail_with_a_clear_message(pipeline: Pipeline)
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100)])
     result = pipeline.run(vars={"correct_from": "2026-10-19"})
     assert not result.success
-    assert "needs both correct_from and correct_to" in " ".join(result.messages.values())
+    assert "var correct_from and var correct_to go together" in " ".join(result.messages.values())
     result = pipeline.run(vars={"correct_from": "2026-10-21", "correct_to": "2026-10-19"})
     assert not result.success
-    assert "is after correct_to" in " ".join(result.messages.values())
+    assert "is after var correct_to" in " ".join(result.messages.values())
 
 
 def test_replay_posts_nothing_and_changes_post_reversals(pipeline: Pipeline) -> None:

@@ -80,8 +80,9 @@ def test_conflicting_version_is_quarantined_until_a_higher_version(pg: PostgresP
 
 
 def test_malformed_rows_get_their_reason_and_odd_files_load(pg: PostgresPipeline) -> None:
-    """Every reason code with its line; an extra field is malformed_row; quoted commas, quotes and
-    newlines, CRLF, a BOM, blank lines, empty and header-only files read as DuckDB reads them."""
+    """Every reason code with its line; an extra field is malformed_row; quoted commas and quotes,
+    CRLF, a BOM, blank lines, empty and header-only files read as DuckDB reads them. (A line
+    break inside quotes rejects the file: tests/bad_input.)"""
     rows = [event("good", 500)] + list(MALFORMED.values())
     pg.land("2026-11-01_001_main.csv", rows)
     header = ",".join(["event_id", "event_type", "company_id", "order_id", "order_item_id",
@@ -94,7 +95,7 @@ def test_malformed_rows_get_their_reason_and_odd_files_load(pg: PostgresPipeline
     pg.land("2026-11-01_003_quoting.csv", raw="\ufeff" + header + "\r\n"
             '"q1",sale,"co,1","o""1",i1,100,EUR,2026-11-01T10:00:00Z,2026-11-01T11:00:00Z,1\r\n'
             "\r\n"
-            'q2,sale,co1,"line\nbreak",i2,200,EUR,2026-11-01 10:00:00,2026-11-01 11:00:00,1\r\n'
+            'q2,sale,co1,"o,2",i2,200,EUR,2026-11-01 10:00:00,2026-11-01 11:00:00,1\r\n'
             "q3,sale,co1,o1,i3,300,EUR,2026-11-01T10:00:00Z,2026-11-01T11:00:00Z,1,\r\n")
     pg.land("2026-11-01_004_empty.csv", raw="")
     pg.land("2026-11-01_005_headeronly.csv", [])
@@ -107,7 +108,7 @@ def test_malformed_rows_get_their_reason_and_odd_files_load(pg: PostgresPipeline
     assert sorted(pg.query(
         "select event_id, company_id, order_id, source_line from stg_landing__events"
         " where source_file = '2026-11-01_003_quoting.csv'"
-    )) == [("q1", "co,1", 'o"1', 2), ("q2", "co1", "line\nbreak", 3), ("q3", "co1", "o1", 4)]
+    )) == [("q1", "co,1", 'o"1', 2), ("q2", "co1", "o,2", 3), ("q3", "co1", "o1", 4)]
     assert pg.net_total() == 500 + 100 + 200 + 300
     assert pg.scalar("select count(*) from stg_landing__events") == len(rows) + 4 + 3
     pg.build()  # the empty and header-only files are listed again and load nothing

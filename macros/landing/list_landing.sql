@@ -1,0 +1,67 @@
+{#- The candidate deliveries in the landing folder, as a SELECT of (file_name, path, size,
+    mtime_ns, ctime_ns, inode, kind): every `*.csv` file (any case) whose name does not start
+    with a dot, listed literally (a name is never a pattern). kind is `file`, or `symlink` /
+    `other` for entries that are rejected whole (a link may point outside the folder). The
+    folder is a validated var and enters SQL only as a string literal. -#}
+{% macro list_landing(folder) %}
+    {{- return(adapter.dispatch('list_landing', 'rerun_safe')(folder)) -}}
+{% endmacro %}
+
+{% macro default__list_landing(folder) %}
+    {{- exceptions.raise_compiler_error("rerun_safe: no landing reader for adapter " ~ adapter.type()) -}}
+{% endmacro %}
+
+{% macro duckdb__list_landing(folder) %}
+    {#- why: DuckDB's glob never lists a name with a backslash and cannot tell a symlink from a
+        file; the rerun_safe_duckdb plugin (profiles.yml) lists with os.scandir. -#}
+    select unnest(listed.entry)
+    from (select unnest(rerun_safe_list_landing({{ rerun_safe.string_literal(folder) }})) as entry) as listed
+{% endmacro %}
+
+{% macro postgres__list_landing(folder) %}
+    {#- why: the server lists the folder itself (pg_ls_dir, pg_stat_file: superuser or
+        pg_read_server_files), so listing and reading see the same files. pg_stat_file follows
+        symlinks and has no inode: kind is `file` or `other` (a folder); times are whole seconds.
+        Relative paths would resolve against the server's data directory: refused. -#}
+    {%- if not folder.startswith('/') -%}
+        {{ exceptions.raise_compiler_error(
+            "rerun_safe: var landing_path must be an absolute path on Postgres (the server reads the folder); got " ~ folder
+        ) }}
+    {%- endif -%}
+    {%- set prefix = folder if folder.endswith('/') else folder ~ '/' -%}
+    select
+        entries.file_name,
+        {{ rerun_safe.string_literal(prefix) }} || entries.file_name as path,
+        stat.size,
+        cast(floor(extract(epoch from stat.modification) * 1000000) as bigint) * 1000 as mtime_ns,
+        cast(floor(extract(epoch from stat.change) * 1000000) as bigint) * 1000 as ctime_ns,
+        cast(null as bigint) as inode,
+        case when stat.isdir then 'other' else 'file' end as kind
+    from pg_ls_dir({{ rerun_safe.string_literal(folder) }}, false, false) as entries (file_name)
+    cross join lateral pg_stat_file({{ rerun_safe.string_literal(prefix) }} || entries.file_name, true) as stat
+    where
+        lower(entries.file_name) like '%.csv'
+        and entries.file_name not like '.%'
+        and stat.size is not null
+{% endmacro %}
+
+{#- At on-run-start, before any write: the landing folder must exist (an empty one is fine). -#}
+{% macro require_landing_folder(folder) %}
+    {%- do adapter.dispatch('require_landing_folder', 'rerun_safe')(folder) -%}
+{% endmacro %}
+
+{% macro default__require_landing_folder(folder) %}
+    {%- set found = run_query("select count(*) from (" ~ rerun_safe.list_landing(folder) ~ ") as listed") -%}
+{% endmacro %}
+
+{% macro postgres__require_landing_folder(folder) %}
+    {%- if not folder.startswith('/') -%}
+        {%- do rerun_safe.list_landing(folder) -%}
+    {%- endif -%}
+    {%- set found = run_query("select (pg_stat_file(" ~ rerun_safe.string_literal(folder) ~ ", true)).isdir") -%}
+    {%- if found.rows[0][0] is not sameas true -%}
+        {{ exceptions.raise_compiler_error(
+            "rerun_safe: var landing_path: the landing folder " ~ folder ~ " does not exist on the database server or is not a folder"
+        ) }}
+    {%- endif -%}
+{% endmacro %}

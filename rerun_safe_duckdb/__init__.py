@@ -1,0 +1,217 @@
+"""The landing door on DuckDB: list a folder and inspect each delivery, exactly.
+
+A dbt-duckdb plugin (profiles.yml: ``plugins: [{module: rerun_safe_duckdb}]``) that registers
+two SQL functions on every connection:
+
+``rerun_safe_list_landing(folder)``
+    Every candidate delivery in ``folder``: names ending in ``.csv`` (any case) that do not
+    start with a dot, with their size, modification and change times in nanoseconds, inode and
+    kind (``file``, ``symlink`` or ``other``). Raises when the folder does not exist.
+
+``rerun_safe_inspect_delivery(path)``
+    Reads one file once: its MD5 (the delivery's identity, with its name) and its verdict:
+    ``reason`` null when the file can be loaded, else why it is rejected whole
+    (``invalid_encoding``, ``line_too_long``, ``unterminated_quote``, ``malformed_csv``,
+    ``missing_header``, ``incomplete_header``, ``unknown_columns``, ``duplicate_columns``,
+    ``unreadable``), the first error in words, the header in file order and the record count.
+
+Why Python: DuckDB's own ``glob`` and ``read_*`` functions take patterns, never list a name
+containing a backslash, cannot tell a symlink from a file, give modification times in whole
+seconds only and fail a whole query on the first undecodable byte. Here every name is
+literal, and a bad file becomes a verdict instead of an error.
+"""
+from __future__ import annotations
+
+import atexit
+import csv
+import hashlib
+import io
+import os
+import stat
+import time
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+CONTRACT_COLUMNS = (
+    "event_id", "event_type", "company_id", "order_id", "order_item_id",
+    "amount_cents", "currency", "event_time", "ingested_at", "version",
+)
+# A physical line longer than this rejects its file (line_too_long). DuckDB's reader is given
+# twice this as its maximum line size, so an accepted file never hits the reader's limit.
+MAX_LINE_BYTES = 1 << 20
+READER_MAX_LINE_SIZE = 2 * MAX_LINE_BYTES
+
+LISTING_TYPE = (
+    "STRUCT(file_name VARCHAR, path VARCHAR, size BIGINT, mtime_ns BIGINT, ctime_ns BIGINT,"
+    " inode BIGINT, kind VARCHAR)[]"
+)
+INSPECTION_TYPE = (
+    "STRUCT(content_md5 VARCHAR, reason VARCHAR, first_error VARCHAR, header VARCHAR,"
+    " records BIGINT, inspected_at_ns BIGINT)"
+)
+
+
+def is_candidate(name: str) -> bool:
+    """A delivery file: `*.csv` in any case; hidden files (editors, partial uploads) are not."""
+    return name.lower().endswith(".csv") and not name.startswith(".")
+
+
+def list_landing(folder: str) -> list[dict[str, Any]]:
+    if not folder or "\x00" in folder:
+        raise ValueError("rerun_safe: var landing_path must be a non-empty folder path")
+    if not os.path.isdir(folder):
+        raise ValueError(
+            f"rerun_safe: var landing_path: the landing folder {folder!r} does not exist or is not a folder"
+        )
+    listed = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if not is_candidate(entry.name):
+                continue
+            info = entry.stat(follow_symlinks=False)
+            if stat.S_ISLNK(info.st_mode):
+                kind = "symlink"
+            elif stat.S_ISREG(info.st_mode):
+                kind = "file"
+            else:
+                kind = "other"
+            listed.append({
+                "file_name": entry.name,
+                "path": os.path.join(folder, entry.name),
+                "size": info.st_size,
+                "mtime_ns": info.st_mtime_ns,
+                "ctime_ns": info.st_ctime_ns,
+                "inode": info.st_ino,
+                "kind": kind,
+            })
+    listed.sort(key=lambda f: f["file_name"])
+    return listed
+
+
+@dataclass
+class Verdict:
+    content_md5: str | None
+    reason: str | None = None
+    first_error: str | None = None
+    header: str | None = None
+    records: int | None = None
+    inspected_at_ns: int = 0
+
+    def as_row(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _header_problem(header: list[str]) -> tuple[str, str] | None:
+    names = [h.strip() for h in header]
+    known = [n for n in names if n in CONTRACT_COLUMNS]
+    if not known:
+        shown = ",".join(names)[:200]
+        return "missing_header", f"line 1 is not a header: no contract column among {shown!r}"
+    duplicated = sorted({n for n in known if names.count(n) > 1})
+    if duplicated:
+        return "duplicate_columns", "header repeats " + ", ".join(duplicated)
+    unknown = [n for n in names if n not in CONTRACT_COLUMNS]
+    if unknown:
+        return "unknown_columns", "header has unknown columns " + ", ".join(repr(u) for u in unknown[:10])
+    missing = [c for c in CONTRACT_COLUMNS if c not in names]
+    if missing:
+        return "incomplete_header", "header lacks " + ", ".join(missing)
+    return None
+
+
+def judge(data: bytes) -> Verdict:
+    """The verdict on one delivery's bytes (pure: the tests call it directly)."""
+    verdict = Verdict(content_md5=hashlib.md5(data).hexdigest())
+    if not data:
+        verdict.records = 0  # an empty delivery is legal: nothing to load
+        return verdict
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        verdict.reason, verdict.first_error = "invalid_encoding", f"line {line}: not UTF-8 ({error.reason} at byte {error.start})"
+        return verdict
+    longest_at, longest = max(enumerate(data.split(b"\n")), key=lambda item: len(item[1]))
+    if len(longest) > MAX_LINE_BYTES:
+        verdict.reason = "line_too_long"
+        verdict.first_error = f"line {longest_at + 1}: {len(longest)} bytes, over the bound of {MAX_LINE_BYTES}"
+        return verdict
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    header: list[str] | None = None
+    records = 0
+    try:
+        for record in reader:
+            if not record:
+                continue  # a blank line is no record (DuckDB's reader skips it too)
+            if any("\n" in field or "\r" in field for field in record):
+                verdict.reason = "unterminated_quote"
+                verdict.first_error = (
+                    f"line {reader.line_num}: a quoted field runs over a line break (an unterminated quote?)"
+                )
+                return verdict
+            if header is None:
+                header = record
+                continue
+            records += 1
+    except csv.Error as error:
+        unterminated = "unexpected end of data" in str(error)
+        verdict.reason = "unterminated_quote" if unterminated else "malformed_csv"
+        verdict.first_error = f"line {reader.line_num}: {error}"
+        return verdict
+    if header is None:
+        verdict.records = 0
+        return verdict
+    problem = _header_problem(header)
+    if problem:
+        verdict.reason, verdict.first_error = problem
+        return verdict
+    verdict.header = ",".join(h.strip() for h in header)
+    verdict.records = records
+    return verdict
+
+
+def inspect_delivery(path: str) -> dict[str, Any]:
+    started = time.time_ns()
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        return Verdict(content_md5=None, reason="unreadable", first_error=str(error), inspected_at_ns=started).as_row()
+    verdict = judge(data)
+    verdict.inspected_at_ns = started
+    return verdict.as_row()
+
+
+class _PluginBase:  # the dbt-duckdb base class, imported lazily so `judge` needs no dbt
+    pass
+
+
+try:
+    from dbt.adapters.duckdb.plugins import BasePlugin as _PluginBase  # type: ignore[no-redef]  # noqa: F811
+except ImportError:  # pragma: no cover - only without dbt-duckdb
+    pass
+
+
+def _close_at_exit(reference: "weakref.ref[Any]") -> None:
+    conn = reference()
+    if conn is not None:
+        try:
+            conn.close()
+        except Exception:  # noqa: BLE001 - the process is ending; nothing left to protect
+            pass
+
+
+class Plugin(_PluginBase):  # type: ignore[misc,valid-type]
+    def configure_connection(self, conn: Any) -> None:
+        # A process that never closes its connection (sqlfluff's dbt templater) would otherwise
+        # end with the functions' types still alive, and DuckDB's bindings print leak warnings.
+        atexit.register(_close_at_exit, weakref.ref(conn))
+        conn.create_function(
+            "rerun_safe_list_landing", list_landing, ["VARCHAR"], LISTING_TYPE, side_effects=True,
+        )
+        conn.create_function(
+            "rerun_safe_inspect_delivery", inspect_delivery, ["VARCHAR"], INSPECTION_TYPE, side_effects=True,
+        )

@@ -1,0 +1,49 @@
+"""The file catalogue on the Postgres target: the same hostile folder, one build, the same
+verdicts, for every case that applies to a server-side reader (the others say why not)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.bad_input.catalogue import FILE_CASES, HOSTILE_FOLDER_NAME, FileCase
+from tests.bad_input.judge import FileVerdicts, check_file_case, land_catalogue
+from tests.postgres.project import PostgresPipeline
+
+POSTGRES_CASES = [c for c in FILE_CASES if c.postgres]
+
+
+@pytest.fixture(scope="module")
+def verdicts(tmp_path_factory: pytest.TempPathFactory, postgres_server) -> FileVerdicts:  # noqa: F811
+    root = tmp_path_factory.mktemp("catalogue_pg")
+    pg = PostgresPipeline(root, postgres_server)
+    pg.landing = pg.landing / HOSTILE_FOLDER_NAME
+    land_catalogue(pg.landing, pg.landing.parent / "outside.csv", POSTGRES_CASES)
+    pg.build()
+    first = FileVerdicts.read(pg)
+    pg.build()
+    assert FileVerdicts.read(pg) == first
+    return first
+
+
+@pytest.mark.parametrize("case", POSTGRES_CASES, ids=[c.id for c in POSTGRES_CASES])
+def test_file_case(case: FileCase, verdicts: FileVerdicts) -> None:
+    check_file_case(case, verdicts)
+
+
+def test_cases_left_out_on_postgres_say_why() -> None:
+    left_out = [c for c in FILE_CASES if not c.postgres]
+    assert left_out and all(c.why_not_postgres for c in left_out)
+
+
+def test_var_cases_run_on_postgres_too(pg: PostgresPipeline, tmp_path: Path) -> None:
+    """Injection through landing_path on the server: refused, names the var, creates nothing."""
+    pg.land("2026-11-01_a.csv", [])
+    for bad in ("x'; create table pwned as select 1; --", str(pg.landing / "missing'; select 1; --")):
+        result = pg.dbt("build", vars={"landing_path": bad})
+        assert not result.success
+        assert "landing_path" in " ".join(result.messages.values())
+        assert pg.query(
+            "select count(*) from information_schema.tables where table_name like 'pwned%'"
+            f" or table_schema = '{pg.schema}'"
+        ) == [(0,)]
