@@ -2,7 +2,12 @@
     dbt show, linting: on-run-start did not register the invocation). -#}
 {% macro run_seq_or_none() %}
     {%- set runs = rerun_safe.runs_relation() -%}
-    {%- if execute and load_relation(runs) is not none -%}
+    {#- on-run-start creates the table outside dbt's relation cache: ask the catalog when the
+        cache does not know it -#}
+    {%- if execute and (load_relation(runs) is not none or run_query(
+        "select count(*) from information_schema.tables where table_schema = "
+        ~ rerun_safe.string_literal(runs.schema) ~ " and table_name = 'rerun_safe_runs'"
+    ).rows[0][0] | int > 0) -%}
         {%- set found = run_query("select run_seq from " ~ runs ~ " where invocation_id = '" ~ invocation_id ~ "'") -%}
         {%- if found.rows | length == 1 -%}
             {{- return(found.rows[0][0] | int) -}}

@@ -7,7 +7,9 @@
     times that same contribution was entered before.
 
     full_refresh=false: --full-refresh never rebuilds the history; it makes this model compare
-    every event instead of the changed ones, and post whatever differs (normally nothing). -#}
+    every posting with every event instead of the changed ones, and post whatever differs
+    (normally nothing; a reversal for each event that is gone, when a rebuild was told to
+    publish without archived deliveries). -#}
 {{
     config(
         incremental_strategy='append',
@@ -62,17 +64,19 @@ postings_in_scope as (
     {#- An event's postings lie on the days of its copies (a contribution is a copy's), and
         all its copies are among the changed ones: those days, as literals, let the key probe
         skip the other days' row groups (the ledger is appended in day order). #}
-    {%- set on_days = 'true' if flags.FULL_REFRESH else rerun_safe.literal_in(
-        'ledger.revenue_date',
-        'select distinct changed.revenue_date from ' ~ ref('int_event_copies_classified') ~ ' as changed where '
-        ~ rerun_safe.changed_copies_filter('changed'),
-    ) %}
     select ledger.*
     from {{ this }} as ledger
+    {%- if not flags.FULL_REFRESH %}
+        {%- set on_days = rerun_safe.literal_in(
+            'ledger.revenue_date',
+            'select distinct changed.revenue_date from ' ~ ref('int_event_copies_classified') ~ ' as changed where '
+            ~ rerun_safe.changed_copies_filter('changed'),
+        ) %}
     where {{ rerun_safe.fetch_where(
         this, 'ledger',
         on_days ~ ' and ledger.event_key in (select changed_copies.event_key from changed_copies)',
     ) }}
+    {%- endif %}
     {%- else %}
     select
         cast(null as {{ rerun_safe.text_type() }}) as posting_id,

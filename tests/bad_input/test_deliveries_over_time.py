@@ -1,0 +1,127 @@
+"""Deliveries that change, come back fixed, disappear or switch source window between runs,
+on DuckDB: nothing landed is lost or read twice."""
+from __future__ import annotations
+
+import os
+import time
+
+from tests.bad_input.catalogue import csv_text, row
+from tests.pipeline.project import Pipeline
+
+
+def _rewrite_keeping_stat(path, text: str) -> None:
+    """Rewrite a file in place with the same size and its old mtime put back (cp -p, rsync -t)."""
+    before = path.stat()
+    data = text.encode("utf-8")
+    assert len(data) == before.st_size
+    path.write_bytes(data)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_mtime_ns == before.st_mtime_ns and path.stat().st_size == before.st_size
+
+
+def test_rewrite_with_same_size_and_mtime_is_a_new_delivery(pipeline: Pipeline) -> None:
+    """A file rewritten with the same size and its mtime kept: 100 becomes 900, and the new amount is published."""
+    path = pipeline.land("2026-11-01_a.csv", raw=csv_text([row("rw1", "100")]))
+    pipeline.build()
+    assert pipeline.net_total() == 100
+    time.sleep(2.1)  # past the 2 s window in which a same-tick rewrite could hide (see the model)
+    _rewrite_keeping_stat(path, csv_text([row("rw1", "900", version="2")]))
+    pipeline.build()
+    assert pipeline.net_total() == 900
+    assert pipeline.scalar("select count(*) from stg_landing__deliveries where file_name = '2026-11-01_a.csv'") == 2
+
+
+def test_rewrite_in_the_same_second_is_still_seen(pipeline: Pipeline) -> None:
+    """A rewrite right after the first run (same size, same mtime, within the racy window): still a new delivery."""
+    path = pipeline.land("2026-11-01_a.csv", raw=csv_text([row("rr1", "100")]))
+    pipeline.build()
+    _rewrite_keeping_stat(path, csv_text([row("rr1", "700", version="2")]))
+    pipeline.build()
+    assert pipeline.net_total() == 700
+
+
+def test_same_content_rewritten_is_not_read_again(pipeline: Pipeline) -> None:
+    """The same bytes written again under the same name (new mtime): the same delivery, nothing staged twice."""
+    path = pipeline.land("2026-11-01_a.csv", raw=csv_text([row("sc1", "100")]))
+    pipeline.build()
+    path.write_text(path.read_text())
+    pipeline.build()
+    assert pipeline.scalar("select count(*) from stg_landing__events") == 1
+    assert pipeline.scalar("select count(*) from stg_landing__deliveries") == 1
+
+
+def test_a_rejected_file_is_tried_again_when_it_changes(pipeline: Pipeline) -> None:
+    """A file rejected for a missing column is fixed in place: the next run loads it; the rejection stays on record."""
+    header = ["event_id", "event_type", "company_id", "order_id", "order_item_id", "currency",
+              "event_time", "ingested_at", "version"]
+    pipeline.land("2026-11-01_a.csv", raw=csv_text([row("rf1", "300")], header=header))
+    pipeline.land("2026-11-01_b.csv", raw=csv_text([row("rf2", "50")]))
+    pipeline.build()
+    assert pipeline.net_total() == 50
+    assert pipeline.query("select status, reason from stg_landing__deliveries where file_name = '2026-11-01_a.csv'") == [
+        ("rejected", "incomplete_header")]
+    metrics = pipeline.scalar(
+        "select metrics from rerun_safe_run_log where model = 'stg_landing__deliveries' order by run_seq desc limit 1")
+    assert '"files_rejected":1' in metrics.replace(" ", "")
+    pipeline.land("2026-11-01_a.csv", raw=csv_text([row("rf1", "300")]))
+    pipeline.build()
+    assert pipeline.net_total() == 350
+    assert sorted(pipeline.query(
+        "select status from stg_landing__deliveries where file_name = '2026-11-01_a.csv'")) == [("accepted",), ("rejected",)]
+
+
+def test_full_refresh_refuses_when_loaded_files_were_archived(pipeline: Pipeline) -> None:
+    """A loaded file is archived: --full-refresh refuses and names it; with accept_missing_deliveries it publishes without it."""
+    pipeline.land("2026-11-01_a.csv", raw=csv_text([row("ar1", "100")]))
+    archived = pipeline.land("2026-11-02_b.csv", raw=csv_text([row("ar2", "40", event_time="2026-11-02T10:00:00Z",
+                                                                    ingested_at="2026-11-02T11:00:00Z")]))
+    pipeline.build()
+    assert pipeline.net_total() == 140
+    before = pipeline.business_state()
+    archived.unlink()
+    pipeline.build()  # an incremental run does not need the archived file: fine, nothing changes
+    assert pipeline.business_state() == before
+    refused = pipeline.dbt("build", "--full-refresh")
+    message = " ".join(refused.messages.values())
+    assert not refused.success
+    assert "2026-11-02_b.csv" in message and "accept_missing_deliveries" in message
+    assert pipeline.business_state() == before, "the refused rebuild changed a published table"
+    pipeline.build("--full-refresh", vars={"accept_missing_deliveries": True})
+    assert pipeline.net_total() == 100
+
+
+def test_an_accepted_file_that_vanishes_before_staging_is_named(pipeline: Pipeline) -> None:
+    """A delivery accepted by one run but gone before staging loaded it: the next run names it instead of losing it."""
+    pipeline.land("2026-11-01_a.csv", raw=csv_text([row("va1", "100")]))
+    pipeline.build()
+    gone = pipeline.land("2026-11-02_b.csv", raw=csv_text([row("va2", "40")]))
+    listed_only = pipeline.run("--select", "stg_landing__deliveries")
+    assert listed_only.success
+    gone.unlink()
+    result = pipeline.dbt("build")
+    assert not result.success
+    assert "2026-11-02_b.csv" in " ".join(result.messages.values())
+
+
+def test_switching_source_window_loses_no_row(pipeline: Pipeline, tmp_path) -> None:
+    """A file whose rows lie outside the lookback window is staged partly in lookback mode; back in files mode the rest loads."""
+    late = dict(event_time="2026-10-01T10:00:00Z", ingested_at="2026-10-01T11:00:00Z")
+    pipeline.land("2026-11-05_a.csv", raw=csv_text([row("sw1", "100", event_time="2026-11-05T10:00:00Z",
+                                                        ingested_at="2026-11-05T11:00:00Z")]))
+    pipeline.build()
+    pipeline.land("2026-11-05_b.csv", raw=csv_text([
+        row("sw2", "10", event_time="2026-11-05T12:00:00Z", ingested_at="2026-11-05T13:00:00Z"),
+        row("sw3", "1", **late),
+    ]))
+    pipeline.build(vars={"source_window": "lookback"})
+    assert pipeline.scalar("select count(*) from stg_landing__events") == 2, "lookback skips the old row"
+    pipeline.build(vars={"source_window": "files"})
+    assert pipeline.scalar("select count(*) from stg_landing__events") == 3
+    assert pipeline.scalar("select count(distinct _row_id) from stg_landing__events") == 3
+    assert pipeline.scalar("select count(*) from rerun_safe_loaded_files") == 2
+    # and the result equals a clean build of the same folder
+    clean = Pipeline(tmp_path / "clean")
+    for path in sorted(pipeline.landing.iterdir()):
+        clean.land(path.name, raw=path.read_text())
+    clean.build()
+    assert pipeline.business_state() == clean.business_state()
