@@ -1,7 +1,7 @@
 """Deterministic, vectorised generator of landing-zone deliveries.
 
-Writes CSV files in the landing-zone format of the contract (``/work/shared/DESIGN.md``,
-section "Input: the landing zone") with every pathology the pipeline must survive:
+Writes CSV files in the landing-zone format of the contract (docs/semantics.md, "Reading
+the landing zone") with every pathology the pipeline must survive:
 redelivered files, re-sent rows, overlapping files, out-of-order files, new versions (some
 of which move the event to another day, item or company), conflicting copies, late rows
 with a heavy tail, malformed rows (one per reason code of ``docs/semantics.md`` except

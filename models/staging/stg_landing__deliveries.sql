@@ -16,7 +16,10 @@
         incremental_strategy='replace_keys',
         unique_key='file_id',
         full_refresh=false,
-        meta={'rerun_safe': {'volatile_columns': ['last_seen_run_seq', 'path', 'mtime_ns', 'ctime_ns', 'inode', 'inspected_at_ns']}},
+        meta={'rerun_safe': {
+            'volatile_columns': ['first_seen_run_seq', 'last_seen_run_seq', 'path', 'mtime_ns', 'ctime_ns', 'inode', 'inspected_at_ns'],
+            'records_deliveries': true,
+        }},
         pre_hook=["{{ rerun_safe.prepare_landing_reader() }}"],
         post_hook=[
             "{{ rerun_safe.log_model_run({

@@ -2,11 +2,9 @@
 verdicts, for every case that applies to a server-side reader (the others say why not)."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.bad_input.catalogue import FILE_CASES, HOSTILE_FOLDER_NAME, FileCase
+from tests.bad_input.catalogue import FILE_CASES, HOSTILE_FOLDER_NAME, VAR_CASES, FileCase, VarCase
 from tests.bad_input.judge import FileVerdicts, check_file_case, land_catalogue
 from tests.postgres.project import PostgresPipeline
 
@@ -36,14 +34,16 @@ def test_cases_left_out_on_postgres_say_why() -> None:
     assert left_out and all(c.why_not_postgres for c in left_out)
 
 
-def test_var_cases_run_on_postgres_too(pg: PostgresPipeline, tmp_path: Path) -> None:
-    """Injection through landing_path on the server: refused, names the var, creates nothing."""
+@pytest.mark.parametrize("case", VAR_CASES, ids=[c.id for c in VAR_CASES])
+def test_bad_var_fails_before_any_write_on_postgres(case: VarCase, pg: PostgresPipeline) -> None:
+    """The same var cases against the server: refused, the var named, not even the schema created."""
     pg.land("2026-11-01_a.csv", [])
-    for bad in ("x'; create table pwned as select 1; --", str(pg.landing / "missing'; select 1; --")):
-        result = pg.dbt("build", vars={"landing_path": bad})
-        assert not result.success
-        assert "landing_path" in " ".join(result.messages.values())
-        assert pg.query(
-            "select count(*) from information_schema.tables where table_name like 'pwned%'"
-            f" or table_schema = '{pg.schema}'"
-        ) == [(0,)]
+    result = pg.dbt("build", vars=case.vars)
+    message = " ".join(result.messages.values())
+    assert not result.success
+    assert f"var {case.names}" in message, message
+    assert case.says in message, message
+    assert pg.query(
+        "select count(*) from information_schema.tables where table_name like 'pwned%'"
+        f" or table_schema = '{pg.schema}'"
+    ) == [(0,)]

@@ -41,12 +41,15 @@ REASONS = [
     "missing_event_id",
     "missing_company_id",
     "missing_order_item_id",
+    "invalid_key",
     "unknown_event_type",
     "invalid_amount",
     "negative_amount",
+    "amount_out_of_range",
     "invalid_currency",
     "invalid_event_time",
     "invalid_ingested_at",
+    "event_time_after_ingestion",
     "invalid_version",
     "conflicting_version",
 ]
@@ -55,6 +58,10 @@ INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 
 _INT_RE = re.compile(r"-?[0-9]+")
+# Characters a key may not hold: controls, the ASCII space, Unicode blanks and format characters.
+_UNSAFE_KEY_RE = re.compile("[\x00-\x20\x7f-\xa0\u1680\u2000-\u200f\u2028-\u202f\u205f-\u2064\u3000\ufeff]")
+MAX_AMOUNT_CENTS = 10**12          # var max_amount_cents
+MAX_EVENT_TIME_AHEAD_HOURS = 24    # var max_event_time_ahead_hours
 _CURRENCY_RE = re.compile(r"[A-Z]{3}")
 _TS_T_RE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})Z")
 _TS_SPACE_RE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2}) ([0-9]{2}):([0-9]{2}):([0-9]{2})")
@@ -88,7 +95,8 @@ class OracleResult:
 
 
 def read_landing(landing: Path) -> pd.DataFrame:
-    """Read every ``*.csv`` directly in ``landing`` (sorted by name) as text.
+    """Read every delivery directly in ``landing`` (``*.csv`` in any case, not hidden, not a
+    symlink; sorted by name) as text, columns matched by the header's names.
 
     Columns: the contract columns (str, or None when a record has fewer fields than the
     header or the header lacks the column), ``source_file`` (file name), ``source_line``
@@ -97,8 +105,8 @@ def read_landing(landing: Path) -> pd.DataFrame:
     Completely blank lines are not records and are skipped (they do not count).
     """
     out = []
-    for path in sorted(Path(landing).glob("*.csv")):
-        if not path.is_file():
+    for path in sorted(Path(landing).iterdir()):
+        if not path.name.lower().endswith(".csv") or path.name.startswith(".") or path.is_symlink() or not path.is_file():
             continue
         with open(path, newline="", encoding="utf-8-sig") as f:
             records = [r for r in csv.reader(f, delimiter=",", quotechar='"', doublequote=True) if r != []]
@@ -173,6 +181,8 @@ def validate(raw: dict):
         return "missing_company_id", None
     if _is_blank(v["order_item_id"]):
         return "missing_order_item_id", None
+    if any(v[k] is not None and _UNSAFE_KEY_RE.search(v[k]) for k in ("event_id", "company_id", "order_id", "order_item_id")):
+        return "invalid_key", None
     if v["event_type"] not in ("sale", "refund"):
         return "unknown_event_type", None
     amount = _parse_int(v["amount_cents"])
@@ -180,6 +190,8 @@ def validate(raw: dict):
         return "invalid_amount", None
     if amount < 0:
         return "negative_amount", None
+    if amount > MAX_AMOUNT_CENTS:
+        return "amount_out_of_range", None
     if v["currency"] is None or not _CURRENCY_RE.fullmatch(v["currency"]):
         return "invalid_currency", None
     event_time = parse_timestamp(v["event_time"])
@@ -188,6 +200,8 @@ def validate(raw: dict):
     ingested_at = parse_timestamp(v["ingested_at"])
     if ingested_at is None:
         return "invalid_ingested_at", None
+    if (event_time - ingested_at).total_seconds() > MAX_EVENT_TIME_AHEAD_HOURS * 3600:
+        return "event_time_after_ingestion", None
     version = _parse_int(v["version"])
     if version is None or version < 1:
         return "invalid_version", None
