@@ -17,13 +17,9 @@
         undecodable byte, an over-long line or an unterminated quote becomes a verdict, where
         DuckDB's read_csv would fail the whole build. -#}
     select
-        judged.file_name,
-        judged.path,
-        judged.size,
-        judged.mtime_ns,
-        judged.ctime_ns,
-        judged.inode,
-        judged.kind,
+        {%- for column in rerun_safe.listing_columns() %}
+        judged.{{ column }},
+        {%- endfor %}
         judged.verdict.content_md5 as content_md5,
         case
             when judged.kind != 'file' then 'not_a_regular_file'
@@ -51,13 +47,9 @@
         inside quotes, is an unterminated quote. A line has no length limit on Postgres. -#}
     {%- set contract = rerun_safe.landing_columns() -%}
     select
-        judged.file_name,
-        judged.path,
-        judged.size,
-        judged.mtime_ns,
-        judged.ctime_ns,
-        judged.inode,
-        judged.kind,
+        {%- for column in rerun_safe.listing_columns() %}
+        judged.{{ column }},
+        {%- endfor %}
         judged.content_md5,
         case
             when judged.kind != 'file' then 'not_a_regular_file'
