@@ -1,4 +1,4 @@
-"""Measure the incremental cost of rerun_safe against history size (issue 5).
+"""Measure the incremental cost of rerun_safe against history size.
 
     .venv/bin/python bench/run.py                       # 1M, 10M, 30M events: 15-30 min
     .venv/bin/python bench/run.py --small --out /tmp/b --doc /tmp/b/b.md   # CI smoke, ~1 min
@@ -496,7 +496,7 @@ def ratios(results: list[dict], idem_size: int) -> list[dict]:
     il = ir["label"] if ir else label(idem_size)
     out.append({"id": "R5", "name": f"t_idempotency_check({il}) / t_build({il})",
                 "value": idem_v, "models": None, "target": 2.5, "le": True})
-    for o in out:  # judged on model time, as issue 5 asks; R5 has wall time only
+    for o in out:  # judged on model time (what dbt spends in the models); R5 has wall time only
         o["verdict"] = verdict(o["models"] if o.get("models") is not None else o["value"], o["target"], o["le"])
     return out
 

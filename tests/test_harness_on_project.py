@@ -1,4 +1,4 @@
-"""`python -m harness all` on this project passes and writes its reports (issue 4's "done when").
+"""`python -m harness all` on this project passes and writes its reports.
 
 Small deliveries keep CI short; the checks themselves are proven able to fail by the buggy
 fixture projects in tests/harness.

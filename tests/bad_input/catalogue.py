@@ -13,6 +13,10 @@ import io
 from dataclasses import dataclass, field
 from enum import Enum
 
+import yaml  # comes with dbt-core
+
+from tests.pipeline.project import PROJECT_DIR
+
 HEADER = [
     "event_id", "event_type", "company_id", "order_id", "order_item_id",
     "amount_cents", "currency", "event_time", "ingested_at", "version",
@@ -270,3 +274,9 @@ VAR_CASES: list[VarCase] = [
     VarCase("ahead_bound_text", {"max_event_time_ahead_hours": "a day"}, "max_event_time_ahead_hours", "whole number"),
     VarCase("flag_typo", {"accept_missing_deliveries": "yes"}, "accept_missing_deliveries", "true or false"),
 ]
+
+
+def project_vars() -> list[str]:
+    """Every var the project declares (dbt_project.yml), and the test-only fault var."""
+    declared = yaml.safe_load((PROJECT_DIR / "dbt_project.yml").read_text())["vars"]
+    return sorted(declared) + ["rerun_safe_fail_model"]

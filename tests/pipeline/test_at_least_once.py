@@ -1,4 +1,4 @@
-"""Issue 2 scenarios: at-least-once deliveries converge to the same, correct tables."""
+"""At-least-once deliveries converge to the same, correct tables."""
 from __future__ import annotations
 
 import shutil

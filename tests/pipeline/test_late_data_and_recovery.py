@@ -1,4 +1,4 @@
-"""Issue 3 scenarios: lateness, corrections, the ledger, atomic progress and catch-up."""
+"""Lateness, corrections, the ledger, atomic progress and catch-up."""
 from __future__ import annotations
 
 from tests.pipeline.project import Pipeline, event

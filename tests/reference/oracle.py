@@ -1,6 +1,6 @@
 """Independent reference implementation (oracle) of the rerun_safe contract.
 
-Written from /work/shared/DESIGN.md and docs/semantics.md only, in plain Python +
+Written from docs/contract.md and docs/semantics.md only, in plain Python +
 pandas, for clarity rather than speed. The dbt models are checked against it.
 
 Representation choices (see the module's report / docstrings):
