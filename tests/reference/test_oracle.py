@@ -269,10 +269,10 @@ def test_order_id_and_currency_from_latest_event(tmp_path):
 
 def test_quoting_and_source_lines(tmp_path):
     """RFC 4180 quoting: a quoted comma stays in one field; source_line counts records from line 2."""
-    write(tmp_path, "q.csv", row("A"), '"B,1",sale,c1,"o ""x""",i1,5,USD,2026-11-01T10:00:00Z,2026-11-01T11:00:00Z,1')
+    write(tmp_path, "q.csv", row("A"), '"B,1",sale,c1,"o""x""",i1,5,USD,2026-11-01T10:00:00Z,2026-11-01T11:00:00Z,1')
     rows = read_landing(tmp_path)
     assert rows["source_line"].tolist() == [2, 3]
-    assert rows["event_id"].tolist() == ["A", "B,1"] and rows["order_id"].tolist()[1] == 'o "x"'
+    assert rows["event_id"].tolist() == ["A", "B,1"] and rows["order_id"].tolist()[1] == 'o"x"'
     assert not rows["malformed"].any()
     assert run_oracle(rows).fct_daily_revenue["net_cents"].sum() == 10005
 
