@@ -22,7 +22,8 @@
             ~ "file_id varchar not null, run_seq bigint not null)"
         ) -%}
         {%- do run_query(
-            "insert into " ~ runs ~ " select coalesce(max(run_seq), 0) + 1, '" ~ invocation_id ~ "', '"
+            "insert into " ~ runs ~ " (run_seq, invocation_id, command, started_at, finished_at, status)"
+            ~ " select coalesce(max(run_seq), 0) + 1, '" ~ invocation_id ~ "', '"
             ~ flags.WHICH ~ "', " ~ rerun_safe.utc_now() ~ ", null, 'started' from " ~ runs
             ~ " where not exists (select 1 from " ~ runs ~ " where invocation_id = '" ~ invocation_id ~ "')"
         ) -%}
