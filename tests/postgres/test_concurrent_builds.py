@@ -209,9 +209,9 @@ def test_a_held_lease_refuses_waits_is_taken_over_and_released(tmp_path: Path, p
 
     # By hand: release a dead holder's lease; a live one is never released by mistake.
     pg.execute(live)
-    pg.dbt("run-operation", "release_warehouse_lease", "--args", "{invocation_id: someone-else}")
+    assert pg.dbt("run-operation", "release_warehouse_lease", "--args", "{invocation_id: b0b0cafe-0000}").success
     assert pg.scalar("select holder_invocation_id from rerun_safe_lease") == "a1b2c3d4-0000"
-    pg.dbt("run-operation", "release_warehouse_lease", "--args", "{invocation_id: a1b2c3d4-0000}")
+    assert pg.dbt("run-operation", "release_warehouse_lease", "--args", "{invocation_id: a1b2c3d4-0000}").success
     assert pg.scalar("select holder_invocation_id from rerun_safe_lease") is None
     pg.build(vars={"rerun_safe_lock_timeout_seconds": 0})
 
