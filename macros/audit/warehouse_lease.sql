@@ -182,6 +182,7 @@
     {%- do rerun_safe.add_run_columns() -%}
     {%- set waited = rerun_safe.seconds_between("cast('" ~ first_try ~ "' as timestamp)", rerun_safe.utc_now()) -%}
     {%- if state.acquired -%}
+        {%- do rerun_safe.refresh_relation_cache() -%}
         {%- do run_query(
             "update " ~ runs ~ " set waited_seconds = " ~ waited ~ " where invocation_id = '" ~ invocation_id ~ "'"
         ) -%}
@@ -209,6 +210,21 @@
         ~ "if that run is certainly dead, release it now with: dbt run-operation release_warehouse_lease --args "
         ~ "'{invocation_id: " ~ holder ~ "}'"
     ) -}}
+{% endmacro %}
+
+{#- dbt lists the schema's relations before on-run-start. A run that took the lease after
+    another run wrote (it waited, or the other finished just before) would otherwise believe the
+    tables that run created do not exist, and try to create them again. -#}
+{% macro refresh_relation_cache() %}
+    {%- set found = run_query(
+        "select table_name, table_type from information_schema.tables where table_schema = '"
+        ~ target.schema | replace("'", "''") ~ "'"
+    ) -%}
+    {%- for row in found.rows -%}
+        {%- do adapter.cache_added(api.Relation.create(
+            database=target.database, schema=target.schema, identifier=row[0],
+            type=('view' if row[1] == 'VIEW' else 'table'))) -%}
+    {%- endfor -%}
 {% endmacro %}
 
 {#- Whether an audit table exists, asked of the database: dbt's relation cache does not know
