@@ -1,13 +1,13 @@
 {#- on-run-end: the completion marker. A run whose row still says `started` crashed; `failed`
     had a failing node (whatever committed before it is consistent, each model being atomic);
-    `success` finished every node. Consumers read published tables only after a `success`. -#}
+    `success` finished every node; a `refused` run (begin_run) keeps its status. Consumers read published tables only after a `success`. -#}
 {% macro finish_run(results) %}
     {%- if execute -%}
         {%- set failed = results | selectattr('status', 'in', ['error', 'fail', 'runtime error']) | list -%}
         {%- set status = 'failed' if failed else 'success' -%}
         {%- do run_query(
             "update " ~ rerun_safe.runs_relation() ~ " set status = '" ~ status ~ "', finished_at = "
-            ~ rerun_safe.utc_now() ~ " where invocation_id = '" ~ invocation_id ~ "'"
+            ~ rerun_safe.utc_now() ~ " where invocation_id = '" ~ invocation_id ~ "' and status = 'started'"
         ) -%}
         {%- do rerun_safe.commit_hook_writes() -%}
     {%- endif -%}

@@ -4,9 +4,6 @@
     crashes and --full-refresh of upstream models alike. -#}
 {% macro start_run() %}
     {%- if execute -%}
-        {#- configuration first: a bad var or a missing landing folder stops before any write -#}
-        {%- do rerun_safe.validate_config() -%}
-        {%- do rerun_safe.require_landing_folder(rerun_safe.landing_path()) -%}
         {%- do adapter.create_schema(api.Relation.create(database=target.database, schema=target.schema)) -%}
         {%- set runs = rerun_safe.runs_relation() -%}
         {%- set run_log = rerun_safe.run_log_relation() -%}
@@ -25,7 +22,8 @@
             ~ "file_id varchar not null, run_seq bigint not null)"
         ) -%}
         {%- do run_query(
-            "insert into " ~ runs ~ " select coalesce(max(run_seq), 0) + 1, '" ~ invocation_id ~ "', '"
+            "insert into " ~ runs ~ " (run_seq, invocation_id, command, started_at, finished_at, status)"
+            ~ " select coalesce(max(run_seq), 0) + 1, '" ~ invocation_id ~ "', '"
             ~ flags.WHICH ~ "', " ~ rerun_safe.utc_now() ~ ", null, 'started' from " ~ runs
             ~ " where not exists (select 1 from " ~ runs ~ " where invocation_id = '" ~ invocation_id ~ "')"
         ) -%}

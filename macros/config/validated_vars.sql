@@ -10,9 +10,10 @@
     ) -}}
 {% endmacro %}
 
-{#- A whole number between low and high from an int or a string of digits (not a bool, not 7.5). -#}
-{% macro whole_number_var(name, low, high) %}
-    {%- set value = var(name) -%}
+{#- A whole number between low and high from an int or a string of digits (not a bool, not 7.5).
+    `default` is for vars the project does not declare in dbt_project.yml. -#}
+{% macro whole_number_var(name, low, high, default=none) %}
+    {%- set value = var(name, default) -%}
     {%- set accepted = 'a whole number from ' ~ low ~ ' to ' ~ high -%}
     {%- if value is sameas true or value is sameas false or value is none -%}
         {{- rerun_safe.config_error(name, accepted, value) -}}
@@ -75,6 +76,18 @@
     {{- return(rerun_safe.whole_number_var('max_event_time_ahead_hours', 0, 87600)) -}}
 {% endmacro %}
 
+{#- How long a run waits for the warehouse lease before it gives up (0: give up at once). -#}
+{% macro lock_timeout_seconds() %}
+    {{- return(rerun_safe.whole_number_var('rerun_safe_lock_timeout_seconds', 0, 86400, 3600)) -}}
+{% endmacro %}
+
+{#- How long a lease holder may show no sign of life before its lease is taken over. -#}
+{% macro lease_stale_seconds() %}
+    {{- return(rerun_safe.whole_number_var(
+        'rerun_safe_lease_stale_seconds', 0, 604800, adapter.dispatch('default_lease_stale_seconds', 'rerun_safe')()
+    )) -}}
+{% endmacro %}
+
 {% macro source_window() %}
     {%- set value = var('source_window') -%}
     {%- if value not in ['files', 'lookback'] -%}
@@ -119,6 +132,8 @@
     {%- do rerun_safe.source_window() -%}
     {%- do rerun_safe.correction_range() -%}
     {%- do rerun_safe.flag_var('accept_missing_deliveries') -%}
+    {%- do rerun_safe.lock_timeout_seconds() -%}
+    {%- do rerun_safe.lease_stale_seconds() -%}
     {%- set fail_model = var('rerun_safe_fail_model', none) -%}
     {%- if fail_model is not none and fail_model is not string -%}
         {{- rerun_safe.config_error('rerun_safe_fail_model', 'a model name', fail_model) -}}

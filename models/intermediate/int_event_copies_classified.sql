@@ -31,7 +31,8 @@
             }) }}",
             "{{ rerun_safe.assert_balance(
                 '(select count(*) from ' ~ ref('stg_landing__events') ~ ' where invalid_reason is null) = (select coalesce(sum(row_count), 0) from ' ~ this ~ ')',
-                'valid staged rows != rows in copies (a landed row was lost or counted twice)'
+                'the warehouse is inconsistent: valid staged rows != rows in copies (stg_landing__events holds a row twice, '
+                ~ 'e.g. a delivery staged by two runs at once, or copies lost one). Repair: ' ~ rerun_safe.staging_repair_command()
             ) }}",
         ],
     )

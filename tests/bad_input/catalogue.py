@@ -277,6 +277,13 @@ VAR_CASES: list[VarCase] = [
 
 
 def project_vars() -> list[str]:
-    """Every var the project declares (dbt_project.yml), and the test-only fault var."""
-    declared = yaml.safe_load((PROJECT_DIR / "dbt_project.yml").read_text())["vars"]
-    return sorted(declared) + ["rerun_safe_fail_model"]
+    """Every var the project reads: declared in dbt_project.yml, or read with a default by a
+    macro or a model (through var() or a validated accessor)."""
+    import re
+
+    declared = set(yaml.safe_load((PROJECT_DIR / "dbt_project.yml").read_text())["vars"])
+    read = set()
+    for folder in ("macros", "models"):
+        for path in (PROJECT_DIR / folder).rglob("*.sql"):
+            read.update(re.findall(r"\b(?:var|whole_number_var|flag_var|date_var)\(\s*'([a-z_]+)'", path.read_text()))
+    return sorted(declared | read)

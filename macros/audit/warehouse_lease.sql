@@ -1,0 +1,293 @@
+{#- One writer at a time: the warehouse lease (docs/architecture.md, "Concurrency").
+
+    dbt closes each node's connection after the node, so no database session lives as long as
+    an invocation, and a session lock taken in on-run-start does not protect the models. The
+    lock is therefore a row: `rerun_safe_lease` holds one row naming the invocation that owns
+    the warehouse.
+
+    - on-run-start (begin_run): take the lease, waiting up to rerun_safe_lock_timeout_seconds
+      (polling once a second) while another live run holds it; then register the run
+      (start_run) while holding it, so run numbers and the audit tables' DDL are never raced.
+      A run that cannot take it records itself as `refused` and fails before any model runs
+      (flags.skip_nodes_if_on_run_start_fails), with the holder's id and start time.
+    - every model, inside its transaction (lease_guard pre-hook): the statement fails unless
+      this invocation holds the lease, and on Postgres it keeps the row share-locked until the
+      model commits, so nobody can take the lease over in the middle of a model. A run that
+      lost its lease can never write.
+    - on-run-end (release_lease): give it back. A crashed holder's lease is taken over once it
+      has shown no sign of life (lease taken, or a model committed) for
+      rerun_safe_lease_stale_seconds; or by hand: dbt run-operation release_warehouse_lease.
+
+    Adapter differences live in the dispatched macros below (default__ is the portable
+    version used by DuckDB). -#}
+
+{% macro lease_relation() %}
+    {{- return(api.Relation.create(database=target.database, schema=target.schema, identifier='rerun_safe_lease')) -}}
+{% endmacro %}
+
+{#- The stale period of a lease when var rerun_safe_lease_stale_seconds is not set. -#}
+{% macro default__default_lease_stale_seconds() %}{{ return(1800) }}{% endmacro %}
+{% macro duckdb__default_lease_stale_seconds() %}
+    {#- dbt-duckdb holds the database file, and so DuckDB's one-writer file lock, from a build's
+        first query to its end: a run that can read the lease is the only live process on the
+        file, so a lease it finds held by another invocation belongs to a run that died. -#}
+    {{- return(0) -}}
+{% endmacro %}
+
+{#- Serialise what runs take in on-run-start (the lease, the audit tables' DDL, the run number)
+    across sessions. A session lock: start_run commits in between, and the hook's connection
+    lives for the whole of on-run-start (it is closed, so the lock freed, even on error). -#}
+{% macro lock_run_registry() %}{{ return(adapter.dispatch('lock_run_registry', 'rerun_safe')()) }}{% endmacro %}
+{% macro default__lock_run_registry() %}{% endmacro %}
+{% macro postgres__lock_run_registry() %}
+    {%- do run_query("select pg_advisory_lock(" ~ rerun_safe.registry_lock_key() ~ ")") -%}
+{% endmacro %}
+
+{% macro unlock_run_registry() %}{{ return(adapter.dispatch('unlock_run_registry', 'rerun_safe')()) }}{% endmacro %}
+{% macro default__unlock_run_registry() %}{% endmacro %}
+{% macro postgres__unlock_run_registry() %}
+    {%- do run_query("select pg_advisory_unlock(" ~ rerun_safe.registry_lock_key() ~ ")") -%}
+{% endmacro %}
+
+{#- One advisory lock key per schema (the warehouse), so that separate warehouses on one
+    server never wait for each other. -#}
+{% macro registry_lock_key() %}
+    {{- return("hashtext('rerun_safe:" ~ target.schema | replace("'", "''") ~ "')") -}}
+{% endmacro %}
+
+{#- Wait until no model of the holder is in flight (each keeps the row share-locked), so that
+    the holder's sign of life is read after its latest commit. -#}
+{% macro lock_lease_row() %}{{ return(adapter.dispatch('lock_lease_row', 'rerun_safe')()) }}{% endmacro %}
+{% macro default__lock_lease_row() %}{% endmacro %}
+{% macro postgres__lock_lease_row() %}
+    {%- do run_query("select lease_name from " ~ rerun_safe.lease_relation() ~ " for update") -%}
+{% endmacro %}
+
+{#- Pause one second between attempts; false where the engine cannot wait in SQL. -#}
+{% macro pause_one_second() %}{{ return(adapter.dispatch('pause_one_second', 'rerun_safe')()) }}{% endmacro %}
+{% macro default__pause_one_second() %}{{ return(false) }}{% endmacro %}
+{% macro postgres__pause_one_second() %}
+    {%- do run_query("select pg_sleep(1)") -%}
+    {{- return(true) -}}
+{% endmacro %}
+
+{#- The SQL of one attempt: take the lease when it is free, already ours, or stale. The holder's
+    last sign of life is the later of its lease heartbeat and its last committed model. -#}
+{% macro take_lease_sql(stale_seconds) %}
+    {%- set lease = rerun_safe.lease_relation() -%}
+    {%- set cutoff = rerun_safe.utc_now() ~ " - interval '" ~ (stale_seconds | int) ~ " seconds'" -%}
+    update {{ lease }}
+    set
+        holder_invocation_id = '{{ invocation_id }}',
+        holder_started_at = cast('{{ run_started_at.strftime("%Y-%m-%d %H:%M:%S") }}' as timestamp),
+        acquired_at = {{ rerun_safe.utc_now() }},
+        heartbeat_at = {{ rerun_safe.utc_now() }},
+        taken_over_from = case
+            when holder_invocation_id is null or holder_invocation_id = '{{ invocation_id }}' then taken_over_from
+            else holder_invocation_id
+        end
+    where
+        holder_invocation_id is null
+        or holder_invocation_id = '{{ invocation_id }}'
+        or (
+            heartbeat_at <= {{ cutoff }}
+            {%- if rerun_safe.audit_table_exists('rerun_safe_run_log') %}
+            and not exists (
+                select 1 from {{ rerun_safe.run_log_relation() }} as logged
+                where
+                    logged.invocation_id in (select held.holder_invocation_id from {{ lease }} as held)
+                    and logged.logged_at > {{ cutoff }}
+            )
+            {%- endif %}
+        )
+{% endmacro %}
+
+{#- on-run-start. -#}
+{% macro begin_run() %}
+    {%- if not execute -%}
+        {{- return('') -}}
+    {%- endif -%}
+    {#- configuration first: a bad var or a missing landing folder stops before any write -#}
+    {%- do rerun_safe.validate_config() -%}
+    {%- do rerun_safe.require_landing_folder(rerun_safe.landing_path()) -%}
+    {%- set timeout = rerun_safe.lock_timeout_seconds() -%}
+    {%- set stale = rerun_safe.lease_stale_seconds() -%}
+    {%- set lease = rerun_safe.lease_relation() -%}
+    {%- set state = namespace(done=false, acquired=false, holder=none, holder_started=none, pauses=0) -%}
+    {%- set first_try = run_query("select " ~ rerun_safe.utc_now()).rows[0][0] -%}
+    {%- do rerun_safe.commit_hook_writes() -%}
+    {%- for attempt in range(timeout + 1) -%}{%- if not state.done -%}
+        {%- do rerun_safe.lock_run_registry() -%}
+        {%- do run_query(
+            "create table if not exists " ~ lease ~ " (lease_name varchar not null, holder_invocation_id varchar,"
+            ~ " holder_started_at timestamp, acquired_at timestamp, heartbeat_at timestamp, released_at timestamp,"
+            ~ " taken_over_from varchar)"
+        ) -%}
+        {%- do run_query(
+            "insert into " ~ lease ~ " (lease_name) select 'warehouse' where not exists (select 1 from " ~ lease ~ ")"
+        ) -%}
+        {%- do rerun_safe.commit_hook_writes() -%}
+        {%- do rerun_safe.lock_lease_row() -%}
+        {%- do run_query(rerun_safe.take_lease_sql(stale)) -%}
+        {%- set found = run_query("select holder_invocation_id, holder_started_at from " ~ lease) -%}
+        {%- do rerun_safe.commit_hook_writes() -%}
+        {%- set state.holder = found.rows[0][0] -%}
+        {%- set state.holder_started = found.rows[0][1] -%}
+        {%- if state.holder == invocation_id -%}
+            {%- set state.acquired = true -%}
+            {%- set state.done = true -%}
+        {%- elif attempt == timeout -%}
+            {%- set state.done = true -%}
+        {%- else -%}
+            {%- do rerun_safe.unlock_run_registry() -%}
+            {%- if rerun_safe.pause_one_second() -%}
+                {%- do rerun_safe.commit_hook_writes() -%}
+                {%- set state.pauses = state.pauses + 1 -%}
+            {%- else -%}
+                {%- do rerun_safe.lock_run_registry() -%}
+                {%- set state.done = true -%}
+            {%- endif -%}
+        {%- endif -%}
+    {%- endif -%}{%- endfor -%}
+    {#- Still under the registry lock: register the run (its number is taken after the previous
+        holder's), and record how long it waited, or that it was refused. -#}
+    {%- do rerun_safe.start_run() -%}
+    {%- set runs = rerun_safe.runs_relation() -%}
+    {%- do rerun_safe.add_run_columns() -%}
+    {%- set waited = rerun_safe.seconds_between("cast('" ~ first_try ~ "' as timestamp)", rerun_safe.utc_now()) -%}
+    {%- if state.acquired -%}
+        {%- do rerun_safe.refresh_relation_cache() -%}
+        {%- do run_query(
+            "update " ~ runs ~ " set waited_seconds = " ~ waited ~ " where invocation_id = '" ~ invocation_id ~ "'"
+        ) -%}
+        {%- do rerun_safe.commit_hook_writes() -%}
+        {%- do rerun_safe.unlock_run_registry() -%}
+    {%- else -%}
+        {%- set message = rerun_safe.held_message(state.holder, state.holder_started, timeout, stale) -%}
+        {%- do run_query(
+            "update " ~ runs ~ " set status = 'refused', finished_at = " ~ rerun_safe.utc_now()
+            ~ ", waited_seconds = " ~ waited ~ ", refused_by = '" ~ state.holder | replace("'", "''") ~ "'"
+            ~ " where invocation_id = '" ~ invocation_id ~ "'"
+        ) -%}
+        {%- do rerun_safe.commit_hook_writes() -%}
+        {%- do rerun_safe.unlock_run_registry() -%}
+        {{- exceptions.raise_compiler_error(message) -}}
+    {%- endif -%}
+    {{- return('') -}}
+{% endmacro %}
+
+{% macro held_message(holder, holder_started, timeout, stale) %}
+    {{- return(
+        "rerun_safe: another run (" ~ holder ~ ", started at " ~ holder_started ~ " UTC) holds the warehouse; "
+        ~ "this run waited " ~ timeout ~ " s (var rerun_safe_lock_timeout_seconds) and wrote nothing. "
+        ~ "A lease whose holder shows no sign of life for " ~ stale ~ " s (var rerun_safe_lease_stale_seconds) is taken over; "
+        ~ "if that run is certainly dead, release it now with: dbt run-operation release_warehouse_lease --args "
+        ~ "'{invocation_id: " ~ holder ~ "}'"
+    ) -}}
+{% endmacro %}
+
+{#- dbt lists the schema's relations before on-run-start. A run that took the lease after
+    another run wrote (it waited, or the other finished just before) would otherwise believe the
+    tables that run created do not exist, and try to create them again. -#}
+{% macro refresh_relation_cache() %}
+    {%- set found = run_query(
+        "select table_name, table_type from information_schema.tables where table_schema = '"
+        ~ target.schema | replace("'", "''") ~ "'"
+    ) -%}
+    {%- for row in found.rows -%}
+        {%- do adapter.cache_added(api.Relation.create(
+            database=target.database, schema=target.schema, identifier=row[0],
+            type=('view' if row[1] == 'VIEW' else 'table'))) -%}
+    {%- endfor -%}
+{% endmacro %}
+
+{#- Whether an audit table exists, asked of the database: dbt's relation cache does not know
+    the tables hooks create with run_query in the same invocation. -#}
+{% macro audit_table_exists(name) %}
+    {%- set found = run_query(
+        "select count(*) from information_schema.tables where table_schema = '"
+        ~ target.schema | replace("'", "''") ~ "' and table_name = '" ~ name ~ "'"
+    ) -%}
+    {{- return(found.rows[0][0] | int > 0) -}}
+{% endmacro %}
+
+{#- The run registry's lease columns, added when missing (a warehouse from before the lease). -#}
+{% macro add_run_columns() %}
+    {#- information_schema through run_query: adapter.get_columns_in_relation would open a
+        transaction in the hook that nothing commits on DuckDB. -#}
+    {%- set present = run_query(
+        "select lower(column_name) from information_schema.columns where table_schema = '"
+        ~ target.schema | replace("'", "''") ~ "' and table_name = 'rerun_safe_runs'"
+    ).columns[0].values() | list -%}
+    {%- for name, type in [('waited_seconds', 'bigint'), ('refused_by', 'varchar')] -%}
+        {%- if name not in present -%}
+            {%- do run_query("alter table " ~ rerun_safe.runs_relation() ~ " add column " ~ name ~ " " ~ type) -%}
+        {%- endif -%}
+    {%- endfor -%}
+{% endmacro %}
+
+{#- Pre-hook of every model, inside its transaction: fail unless this invocation holds the
+    lease. -#}
+{% macro lease_guard() %}{{ return(adapter.dispatch('lease_guard', 'rerun_safe')()) }}{% endmacro %}
+{% macro default__lease_guard() %}
+    {{- return(rerun_safe.lease_guard_sql('')) -}}
+{% endmacro %}
+{% macro postgres__lease_guard() %}
+    {#- FOR SHARE: models of the same run share the row; a take-over (FOR UPDATE) waits for the
+        model to commit. -#}
+    {{- return(rerun_safe.lease_guard_sql(' for share')) -}}
+{% endmacro %}
+{% macro lease_guard_sql(locking) %}
+    select case
+        when count(*) = 0 then {{ rerun_safe.raise_error(
+            'rerun_safe: this run (' ~ invocation_id ~ ') does not hold the warehouse lease (rerun_safe_lease); '
+            ~ 'another run took it over or on-run-start did not take it, so ' ~ this.identifier ~ ' writes nothing'
+        ) }}
+    end as rerun_safe_lease_guard
+    from (
+        select held.lease_name
+        from {{ rerun_safe.lease_relation() }} as held
+        where held.holder_invocation_id = '{{ invocation_id }}'{{ locking }}
+    ) as lease_held
+{% endmacro %}
+
+{#- on-run-end: give the lease back (a no-op for a run that never held it). -#}
+{% macro release_lease() %}
+    {%- if execute and rerun_safe.audit_table_exists('rerun_safe_lease') -%}
+        {%- do rerun_safe.release_lease_of(invocation_id) -%}
+    {%- endif -%}
+{% endmacro %}
+
+{% macro release_lease_of(holder) %}
+    {%- set found = run_query(
+        "update " ~ rerun_safe.lease_relation() ~ " set holder_invocation_id = null, released_at = "
+        ~ rerun_safe.utc_now() ~ " where holder_invocation_id = '" ~ holder | replace("'", "''") ~ "'"
+    ) -%}
+    {%- do rerun_safe.commit_hook_writes() -%}
+{% endmacro %}
+
+{#- By hand, for a holder that is certainly dead (a killed scheduler, a lost machine):
+        dbt run-operation release_warehouse_lease --args '{invocation_id: <id from the error>}'
+    Releases only if that invocation still holds the lease, and records it in the run log. -#}
+{% macro release_warehouse_lease(invocation_id) %}
+    {%- set holder = invocation_id | string -%}
+    {%- if not modules.re.fullmatch('[0-9a-fA-F-]{1,64}', holder) -%}
+        {{- exceptions.raise_compiler_error("rerun_safe: invocation_id must be a dbt invocation id, got " ~ holder[:70]) -}}
+    {%- endif -%}
+    {%- set lease = rerun_safe.lease_relation() -%}
+    {%- if not rerun_safe.audit_table_exists('rerun_safe_lease') -%}
+        {{- exceptions.raise_compiler_error("rerun_safe: no " ~ lease ~ " table: nothing to release") -}}
+    {%- endif -%}
+    {%- set current = run_query("select holder_invocation_id from " ~ lease).rows -%}
+    {%- if current | length == 0 or current[0][0] != holder -%}
+        {{- log("rerun_safe: " ~ holder ~ " does not hold the lease (holder: " ~ (current[0][0] if current else none) ~ "); nothing released", info=true) -}}
+    {%- else -%}
+        {%- do rerun_safe.release_lease_of(holder) -%}
+        {%- do run_query(
+            "update " ~ rerun_safe.runs_relation() ~ " set status = 'failed', finished_at = " ~ rerun_safe.utc_now()
+            ~ " where invocation_id = '" ~ holder ~ "' and status = 'started'"
+        ) -%}
+        {%- do rerun_safe.commit_hook_writes() -%}
+        {{- log("rerun_safe: released the warehouse lease held by " ~ holder, info=true) -}}
+    {%- endif -%}
+{% endmacro %}
