@@ -9,7 +9,7 @@
             {{ exceptions.raise_compiler_error(
                 "rerun_safe: " ~ upstream ~ " was rebuilt from scratch in run " ~ rebuilt ~ ", after "
                 ~ this.identifier ~ " last committed (run " ~ since ~ "). An incremental run would count its rows "
-                ~ "twice; rebuild the models downstream too: dbt build --full-refresh --select " ~ upstream ~ "+"
+                ~ "twice; rebuild the models downstream too (their parents are re-read, not rebuilt, where full_refresh=false): dbt build --full-refresh --select +" ~ upstream ~ "+"
             ) }}
         {%- endif -%}
     {%- endif -%}

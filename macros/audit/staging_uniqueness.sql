@@ -7,7 +7,7 @@
 {#- The command that rebuilds staging from the landing folder, and everything downstream of it,
     keeping the correction log and the ledger history (both full_refresh=false). -#}
 {% macro staging_repair_command() %}
-    {{- return("dbt build --full-refresh --select stg_landing__events+ (with the scheduled build's --vars and --target)") -}}
+    {{- return("dbt build --full-refresh --select stg_landing__deliveries+ (with the scheduled build's --vars and --target)") -}}
 {% endmacro %}
 
 {#- A unique index on `_row_id` where the adapter has cheap ones (Postgres). -#}

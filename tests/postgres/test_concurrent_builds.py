@@ -29,7 +29,7 @@ DBT = str(Path(sys.executable).with_name("dbt"))
 DAYS = 5
 BUILD_TIMEOUT_S = 900
 REFUSED = "holds the warehouse"
-REPAIR = ["--full-refresh", "--select", "stg_landing__events+"]
+REPAIR = ["--full-refresh", "--select", "stg_landing__deliveries+"]
 
 # Everything a build publishes or keeps, without the run-number stamps (volatile by design).
 STATE = {
@@ -270,7 +270,7 @@ def test_repair_of_duplicated_staging_gives_the_clean_build(
     assert not stuck.success
     message = " ".join(stuck.messages.values())
     assert "the warehouse is inconsistent" in message
-    assert "Repair: dbt build --full-refresh --select stg_landing__events+" in message
+    assert "Repair: dbt build --full-refresh --select stg_landing__deliveries+" in message
 
     pg.build(*REPAIR)
     assert state(pg) == clean[-1]
@@ -301,12 +301,12 @@ def test_repair_of_duplicated_staging_on_duckdb(tmp_path: Path, deliveries: list
     assert not stuck.success
     message = " ".join(stuck.messages.values())
     assert "the warehouse is inconsistent: stg_landing__events holds a _row_id more than once" in message
-    assert "Repair: dbt build --full-refresh --select stg_landing__events+" in message
+    assert "Repair: dbt build --full-refresh --select stg_landing__deliveries+" in message
     stuck = pipeline.run()  # without the data tests, the copies' balance check stops the run
     assert stuck.status_of("int_event_copies_classified") == "error"
     message = " ".join(stuck.messages.values())
     assert "the warehouse is inconsistent: valid staged rows != rows in copies" in message
-    assert "Repair: dbt build --full-refresh --select stg_landing__events+" in message
+    assert "Repair: dbt build --full-refresh --select stg_landing__deliveries+" in message
 
     pipeline.build(*REPAIR)
     assert state(pipeline) == state(warehouses["clean"])
