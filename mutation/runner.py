@@ -246,6 +246,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=900, help="seconds per mutant's subset")
     parser.add_argument("--skip-baseline", action="store_true", help="do not run the unmutated baseline first")
     parser.add_argument("--report", type=Path, default=REPORT, help="where to write the table (docs/testing.md)")
+    parser.add_argument("--min-score", type=float, default=95.0,
+                        help="fail (exit 1) below this share of killed mutants, in %% (default 95)")
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
     args = parser.parse_args(argv)
 
@@ -288,7 +290,14 @@ def main(argv: list[str] | None = None) -> int:
         write_report(mutants, figures, seconds, baseline_seconds, args.report)
         print(f"wrote {args.report.relative_to(ROOT) if args.report.is_relative_to(ROOT) else args.report}")
     stale = figures["not_applicable"] + figures["errors"]
-    return 1 if stale else 0
+    if stale:
+        print(f"FAIL: {stale} mutant(s) not applicable or in error: re-point them in mutation/mutants.yml")
+    if figures["score"] < args.min_score:
+        print(f"FAIL: score {figures['score']:.1f} % is below {args.min_score:.0f} %")
+    unexplained = [m.id for m in mutants if m.status == "survived" and not m.equivalent]
+    if unexplained:
+        print(f"FAIL: surviving mutants not marked equivalent: {', '.join(unexplained)}")
+    return 1 if stale or unexplained or figures["score"] < args.min_score else 0
 
 
 if __name__ == "__main__":
