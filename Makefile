@@ -7,7 +7,7 @@ WAREHOUSE ?= target/rerun_safe.duckdb
 DELIVERIES ?= data/deliveries
 LANDING ?= data/landing
 
-.PHONY: setup demo test lint pytest bench bench-small harness clean
+.PHONY: setup demo test lint pytest bench bench-small harness mutate clean
 
 setup: $(VENV)/.installed
 
@@ -43,6 +43,11 @@ harness: setup
 
 bench: setup
 	$(BIN)/python bench/run.py
+
+# Mutation score of the test suite (not part of `make test`): each mutant of mutation/mutants.yml
+# applied alone to a copy of the project, its pytest subset run there; writes docs/testing.md.
+mutate: setup
+	nice -n 10 $(BIN)/python -m mutation
 
 clean:
 	rm -rf target data reports logs bench/out

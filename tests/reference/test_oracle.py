@@ -291,10 +291,20 @@ def test_balance_identity_on_mixed_random_rows(tmp_path, seed):
                          item=rnd.choice(["i1", "i2"]), event_type=rnd.choice(["sale", "refund", "nope"])))
     write(tmp_path, "mix.csv", *lines)
     rows = read_landing(tmp_path)
+    arrivals = {}
+    for line in lines:
+        eid, kind, _, _, item, amount, _, _, ingested, version = line.split(",")
+        if kind in ("sale", "refund") and amount in ("100", "200", "300"):
+            arrivals.setdefault((eid, kind, item, amount, version), set()).add(ingested)
+    late_copies = sum(1 for landed in arrivals.values() if landed == {"2026-11-06T11:00:00Z"})
+    assert late_copies > 0
     for corrections in ([], [Correction(date(2026, 11, 1), date(2026, 11, 1), mark_now(rows))]):
         res = run_oracle(rows, corrections=corrections)
         assert res.balance["landed"] == 300
         assert balance_ok(res)
         assert res.fct_daily_revenue["net_cents"].sum() == res.fct_order_items["net_cents"].sum()
         assert res.fct_daily_revenue["event_count"].sum() == res.balance["current"]
-        assert res.late_waiting + res.late_applied == len(res.late_events)
+        # late copies counted independently of the oracle: every row's event_time is
+        # 2026-11-01T10:00, so a copy is late when all its valid rows landed on 2026-11-06
+        assert res.late_waiting + res.late_applied == len(res.late_events) == late_copies
+        assert res.late_applied == (late_copies if corrections else 0)

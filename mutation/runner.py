@@ -1,0 +1,304 @@
+"""A small mutation runner for the SQL-in-Jinja models and macros of this project.
+
+Each mutant in mutants.yml is a literal text replacement (one or more `original` ->
+`replacement` pairs) in one file. For each mutant the runner copies the project to a
+temporary folder (without .venv, target, data, .git), applies the replacement there, and runs
+the mutant's own pytest subset inside the copy, with this project's Python: the tests drive dbt
+on the copy's models (tests/pipeline/project.py finds the project from its own path). A mutant
+is killed when that subset fails, survives when it passes. A replacement whose original text is
+not found exactly once makes the mutant `not applicable`: a stale mutant never counts as killed.
+
+Before the mutants, the unmutated copy must pass every subset (the baseline); otherwise every
+"kill" would be meaningless and the run stops.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+MUTANTS_FILE = Path(__file__).resolve().parent / "mutants.yml"
+REPORT = ROOT / "docs" / "testing.md"
+# Not copied: the environment, build output, data, VCS metadata, caches.
+SKIP_AT_ROOT = {".venv", "target", "data", ".git", "logs", "reports", "dbt_packages", ".pytest_cache"}
+SKIP_ANYWHERE = {"__pycache__", ".pytest_cache"}
+FAILED_LINE = re.compile(r"^(FAILED|ERROR) (\S+)")
+
+
+@dataclass
+class Mutant:
+    id: str
+    klass: str
+    file: str
+    description: str
+    replacements: list[tuple[str, str]]
+    tests: list[str]
+    equivalent: str | None = None
+    note: str | None = None
+    status: str = "pending"  # killed | survived | not applicable | timeout | error
+    killed_by: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    detail: str = ""
+
+
+def load_mutants(path: Path = MUTANTS_FILE) -> list[Mutant]:
+    entries = yaml.safe_load(path.read_text(encoding="utf-8"))
+    mutants, seen = [], set()
+    for entry in entries:
+        if entry["id"] in seen:
+            raise SystemExit(f"duplicate mutant id {entry['id']}")
+        seen.add(entry["id"])
+        pairs = entry.get("replacements") or [{"original": entry["original"], "replacement": entry["replacement"]}]
+        mutants.append(Mutant(
+            id=entry["id"], klass=entry["class"], file=entry["file"], description=entry["description"],
+            replacements=[(pair["original"], pair["replacement"]) for pair in pairs],
+            tests=list(entry["tests"]), equivalent=entry.get("equivalent"), note=entry.get("note"),
+        ))
+    return mutants
+
+
+def copy_project(destination: Path) -> Path:
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        skipped = {n for n in names if n in SKIP_ANYWHERE}
+        if Path(folder).resolve() == ROOT:
+            skipped |= {n for n in names if n in SKIP_AT_ROOT}
+        if Path(folder).resolve() == ROOT / "bench":
+            skipped |= {n for n in names if n == "out"}
+        return skipped
+
+    shutil.copytree(ROOT, destination, ignore=ignore, symlinks=True)
+    return destination
+
+
+def apply(mutant: Mutant, project: Path) -> str | None:
+    """Apply every replacement; return why the mutant is not applicable, or None."""
+    path = project / mutant.file
+    if not path.is_file():
+        return f"{mutant.file} does not exist"
+    text = path.read_text(encoding="utf-8")
+    for original, replacement in mutant.replacements:
+        found = text.count(original)
+        if found != 1:
+            return f"original text found {found} times in {mutant.file} (must be exactly once): {original[:80]!r}"
+        text = text.replace(original, replacement)
+    path.write_text(text, encoding="utf-8")
+    return None
+
+
+def pytest_command(tests: list[str], workers: int) -> list[str]:
+    command = [sys.executable, "-m", "pytest", "-q", "-x", "-rfE", "-p", "no:cacheprovider", "--no-header"]
+    if workers > 1:
+        command += ["-n", str(workers)]
+    command += tests
+    if os.name == "posix" and shutil.which("nice"):
+        command = ["nice", "-n", "10", *command]
+    return command
+
+
+def run_tests(project: Path, tests: list[str], workers: int, timeout: float) -> tuple[str, list[str], str]:
+    """Run `tests` inside `project`; return (outcome, failed test ids, output tail)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DBT_DUCKDB_PATH", "PYTEST_ADDOPTS")}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    try:
+        done = subprocess.run(pytest_command(tests, workers), cwd=project, env=env, capture_output=True,
+                              text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as expired:
+        out = (expired.stdout or b"")
+        out = out.decode(errors="replace") if isinstance(out, bytes) else out
+        return "timeout", [], out[-2000:]
+    output = done.stdout + done.stderr
+    failed = []
+    for line in output.splitlines():
+        match = FAILED_LINE.match(line)
+        if match and match.group(2) not in failed:
+            failed.append(match.group(2))
+    if done.returncode == 0:
+        return "passed", [], output[-2000:]
+    if done.returncode in (1,) or failed:
+        return "failed", failed, output[-2000:]
+    return f"error (pytest exit {done.returncode})", failed, output[-2000:]
+
+
+def check_copy_runs_its_own_models(project: Path) -> None:
+    """The copy's tests must drive the copy's dbt project, not this one."""
+    probe = subprocess.run(
+        [sys.executable, "-c", "import tests.pipeline.project as p; print(p.PROJECT_DIR)"],
+        cwd=project, capture_output=True, text=True, check=True,
+    )
+    seen = Path(probe.stdout.strip()).resolve()
+    if seen != project.resolve():
+        raise SystemExit(f"the copy's tests would run the models of {seen}, not of the copy {project}")
+
+
+def run_mutant(mutant: Mutant, scratch: Path, timeout: float) -> Mutant:
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix=f"{mutant.id}_", dir=scratch) as folder:
+        project = copy_project(Path(folder) / "project")
+        problem = apply(mutant, project)
+        if problem:
+            mutant.status, mutant.detail = "not applicable", problem
+        else:
+            outcome, failed, tail = run_tests(project, mutant.tests, workers=1, timeout=timeout)
+            if outcome == "failed":
+                mutant.status, mutant.killed_by = "killed", failed or ["(failure without a test id)"]
+            elif outcome == "passed":
+                mutant.status = "survived"
+            elif outcome == "timeout":
+                mutant.status, mutant.detail = "timeout", f"subset still running after {timeout:.0f} s"
+            else:
+                mutant.status, mutant.detail = "error", f"{outcome}: {tail[-400:]}"
+    mutant.seconds = time.monotonic() - started
+    return mutant
+
+
+def baseline(mutants: list[Mutant], scratch: Path, timeout: float, workers: int) -> float:
+    tests = sorted({test for m in mutants for test in m.tests})
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="baseline_", dir=scratch) as folder:
+        project = copy_project(Path(folder) / "project")
+        check_copy_runs_its_own_models(project)
+        outcome, failed, tail = run_tests(project, tests, workers=workers, timeout=timeout * 4)
+    if outcome != "passed":
+        raise SystemExit(f"baseline: the unmutated project fails its own subsets ({outcome}: {failed}):\n{tail}")
+    return time.monotonic() - started
+
+
+def score(mutants: list[Mutant]) -> dict:
+    counted = [m for m in mutants if m.status != "not applicable"]
+    killed = [m for m in counted if m.status in ("killed", "timeout")]
+    survived = [m for m in counted if m.status == "survived"]
+    equivalent = [m for m in survived if m.equivalent]
+    non_equivalent = len(counted) - len(equivalent)
+    return {
+        "total": len(mutants),
+        "counted": len(counted),
+        "killed": len(killed),
+        "survived": len(survived),
+        "equivalent": len(equivalent),
+        "not_applicable": len(mutants) - len(counted),
+        "errors": len([m for m in counted if m.status == "error"]),
+        "score": 100.0 * len(killed) / len(counted) if counted else 0.0,
+        "score_non_equivalent": 100.0 * len(killed) / non_equivalent if non_equivalent else 0.0,
+    }
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _change(mutant: Mutant) -> str:
+    parts = []
+    for original, replacement in mutant.replacements:
+        parts.append(f"`{_cell(' '.join(original.split()))[:90]}` → `{_cell(' '.join(replacement.split()))[:90]}`")
+    return "<br>".join(parts)
+
+
+def write_report(mutants: list[Mutant], figures: dict, seconds: float, baseline_seconds: float, path: Path) -> None:
+    template = (Path(__file__).resolve().parent / "report_intro.md").read_text(encoding="utf-8")
+    lines = [template.rstrip(), "", "## Last run", ""]
+    lines.append(
+        f"**Score: {figures['killed']}/{figures['counted']} mutants killed ({figures['score']:.1f} %)**; "
+        f"{figures['equivalent']} surviving mutant(s) are equivalent, so "
+        f"{figures['score_non_equivalent']:.1f} % of the non-equivalent mutants are killed. "
+        f"Not applicable: {figures['not_applicable']}; errors: {figures['errors']}."
+    )
+    lines.append("")
+    lines.append(f"`make mutate` took {seconds / 60:.1f} min on this machine (baseline {baseline_seconds:.0f} s, "
+                 f"then the mutants two at a time).")
+    lines += ["", "| id | class | file | change | result | killed by | s |", "|---|---|---|---|---|---|---|"]
+    for m in mutants:
+        killed_by = "<br>".join(f"`{t.split('::', 1)[-1]}`" for t in m.killed_by)
+        result = m.status + (" (equivalent)" if m.status == "survived" and m.equivalent else "")
+        if m.note:
+            result += f" ‡"
+        lines.append(f"| {m.id} | {m.klass} | `{m.file}` | {_change(m)}<br>{_cell(m.description)} | {result} | "
+                     f"{killed_by or _cell(m.detail)} | {m.seconds:.0f} |")
+    lines += ["", "‡ staging mutant: re-point it after the staging rewrite (see mutants.yml `note`).", ""]
+    survivors = [m for m in mutants if m.status == "survived"]
+    lines += ["## Surviving mutants", ""]
+    if not survivors:
+        lines.append("None.")
+    for m in survivors:
+        reason = m.equivalent or "NOT marked equivalent: a missing test."
+        lines.append(f"- **{m.id}** ({m.description}): {reason}")
+    others = [m for m in mutants if m.status in ("not applicable", "error")]
+    if others:
+        lines += ["", "## Not applicable or errors", ""]
+        lines += [f"- **{m.id}**: {m.status}: {_cell(m.detail)}" for m in others]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m mutation", description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="*", help="mutant ids to run (default: all); no report is written")
+    parser.add_argument("--jobs", type=int, default=2, help="mutants run at the same time (default 2)")
+    parser.add_argument("--timeout", type=float, default=900, help="seconds per mutant's subset")
+    parser.add_argument("--skip-baseline", action="store_true", help="do not run the unmutated baseline first")
+    parser.add_argument("--report", type=Path, default=REPORT, help="where to write the table (docs/testing.md)")
+    parser.add_argument("--min-score", type=float, default=95.0,
+                        help="fail (exit 1) below this share of killed mutants, in %% (default 95)")
+    parser.add_argument("--list", action="store_true", help="list the mutants and exit")
+    args = parser.parse_args(argv)
+
+    mutants = load_mutants()
+    if args.list:
+        for m in mutants:
+            print(f"{m.id:5} {m.klass:28} {m.file}: {m.description}")
+        return 0
+    if args.only:
+        unknown = set(args.only) - {m.id for m in mutants}
+        if unknown:
+            raise SystemExit(f"unknown mutant ids: {sorted(unknown)}")
+        mutants = [m for m in mutants if m.id in args.only]
+
+    started = time.monotonic()
+    scratch = Path(tempfile.mkdtemp(prefix="rerun_safe_mutation_"))
+    try:
+        baseline_seconds = 0.0
+        if not args.skip_baseline:
+            print(f"baseline: the unmutated copy runs every subset ({len({t for m in mutants for t in m.tests})} tests)",
+                  flush=True)
+            baseline_seconds = baseline(mutants, scratch, args.timeout, workers=args.jobs)
+            print(f"baseline passed in {baseline_seconds:.0f} s", flush=True)
+        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            for m in pool.map(lambda mutant: run_mutant(mutant, scratch, args.timeout), mutants):
+                by = ", ".join(t.split("::", 1)[-1] for t in m.killed_by)
+                print(f"{m.id:5} {m.status:15} {m.seconds:5.0f} s  {m.description}" + (f"  [{by}]" if by else "")
+                      + (f"  {m.detail}" if m.detail else ""), flush=True)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    seconds = time.monotonic() - started
+    figures = score(mutants)
+    print(f"\nscore: {figures['killed']}/{figures['counted']} killed ({figures['score']:.1f} %), "
+          f"{figures['equivalent']} equivalent survivor(s) -> {figures['score_non_equivalent']:.1f} % of non-equivalent; "
+          f"not applicable {figures['not_applicable']}; {seconds / 60:.1f} min", flush=True)
+    for m in mutants:
+        if m.status == "survived":
+            print(f"  survived {m.id}: {m.description}" + (f" (equivalent: {m.equivalent})" if m.equivalent else " (NOT equivalent)"))
+    if not args.only:
+        write_report(mutants, figures, seconds, baseline_seconds, args.report)
+        print(f"wrote {args.report.relative_to(ROOT) if args.report.is_relative_to(ROOT) else args.report}")
+    stale = figures["not_applicable"] + figures["errors"]
+    if stale:
+        print(f"FAIL: {stale} mutant(s) not applicable or in error: re-point them in mutation/mutants.yml")
+    if figures["score"] < args.min_score:
+        print(f"FAIL: score {figures['score']:.1f} % is below {args.min_score:.0f} %")
+    unexplained = [m.id for m in mutants if m.status == "survived" and not m.equivalent]
+    if unexplained:
+        print(f"FAIL: surviving mutants not marked equivalent: {', '.join(unexplained)}")
+    return 1 if stale or unexplained or figures["score"] < args.min_score else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
