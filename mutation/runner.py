@@ -220,11 +220,9 @@ def write_report(mutants: list[Mutant], figures: dict, seconds: float, baseline_
     for m in mutants:
         killed_by = "<br>".join(f"`{t.split('::', 1)[-1]}`" for t in m.killed_by)
         result = m.status + (" (equivalent)" if m.status == "survived" and m.equivalent else "")
-        if m.note:
-            result += f" ‡"
         lines.append(f"| {m.id} | {m.klass} | `{m.file}` | {_change(m)}<br>{_cell(m.description)} | {result} | "
                      f"{killed_by or _cell(m.detail)} | {m.seconds:.0f} |")
-    lines += ["", "‡ staging mutant: re-point it after the staging rewrite (see mutants.yml `note`).", ""]
+    lines += [""]
     survivors = [m for m in mutants if m.status == "survived"]
     lines += ["## Surviving mutants", ""]
     if not survivors:
