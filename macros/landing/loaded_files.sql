@@ -88,7 +88,17 @@
             and delivery.last_seen_run_seq < {{ current }}
             and delivery.file_id not in ({{ rerun_safe.loaded_file_ids_sql(target) }})
         {%- else %}
-        select coalesce(delivery.file_name, loaded.file_id)
+        {#- a name still listed with other bytes: the file was rewritten, and its earlier
+            content (a delivery of its own) is what a rebuild can no longer read #}
+        select
+            coalesce(delivery.file_name, loaded.file_id)
+            || case
+                when exists (
+                    select 1 from {{ deliveries }} as present
+                    where present.file_name = delivery.file_name and present.last_seen_run_seq = {{ current }}
+                ) then ' (rewritten since: its earlier content)'
+                else ''
+            end
         from {{ rerun_safe.loaded_files_relation() }} as loaded
         left join {{ deliveries }} as delivery on loaded.file_id = delivery.file_id
         where

@@ -29,6 +29,10 @@ def test_rewrite_with_same_size_and_mtime_is_a_new_delivery(pipeline: Pipeline) 
     pipeline.build()
     assert pipeline.net_total() == 900
     assert pipeline.scalar("select count(*) from stg_landing__deliveries where file_name = '2026-11-01_a.csv'") == 2
+    # a rebuild can no longer read the first content: it refuses and says so
+    refused = pipeline.dbt("build", "--full-refresh")
+    assert not refused.success
+    assert "2026-11-01_a.csv (rewritten since: its earlier content)" in " ".join(refused.messages.values())
 
 
 def test_rewrite_in_the_same_second_is_still_seen(pipeline: Pipeline) -> None:
