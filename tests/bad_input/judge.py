@@ -105,3 +105,19 @@ def check_file_case(case: FileCase, seen: FileVerdicts) -> None:
     for event_id, (company, day, net) in case.published.items():
         assert seen.items.get("i-" + event_id) == (company, net)
         assert any(d[0] == company and d[1] == day and d[2] >= net for d in seen.days)
+
+
+def check_sql_in_var(pipeline: Pipeline, name: str) -> None:
+    """Build with var `name` set to a statement that would create a table: the run is refused
+    with the var named, or (the test-only fault var, compared with model names in Jinja only)
+    succeeds. The caller then checks that no such table exists."""
+    pipeline.land("2026-11-01_a.csv", raw=csv_text([row("v1")]))
+    payload = f"x'); create table pwned_{name} as select 1; --"
+    extra = {"correct_to": "2026-11-02"} if name == "correct_from" else {}
+    extra = {"correct_from": "2026-11-01"} if name == "correct_to" else extra
+    result = pipeline.dbt("build", vars={name: payload, **extra})
+    message = " ".join(result.messages.values())
+    if name == "rerun_safe_fail_model":
+        assert result.success, message
+    else:
+        assert not result.success and f"var {name}" in message, message

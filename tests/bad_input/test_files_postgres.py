@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.bad_input.catalogue import FILE_CASES, HOSTILE_FOLDER_NAME, VAR_CASES, FileCase, VarCase, project_vars, row
-from tests.bad_input.judge import FileVerdicts, check_file_case, land_catalogue
+from tests.bad_input.catalogue import FILE_CASES, HOSTILE_FOLDER_NAME, VAR_CASES, FileCase, VarCase, project_vars
+from tests.bad_input.judge import FileVerdicts, check_file_case, check_sql_in_var, land_catalogue
 from tests.postgres.project import PostgresPipeline
 
 POSTGRES_CASES = [c for c in FILE_CASES if c.postgres]
@@ -52,14 +52,5 @@ def test_bad_var_fails_before_any_write_on_postgres(case: VarCase, pg: PostgresP
 @pytest.mark.parametrize("name", project_vars())
 def test_sql_in_any_var_never_runs_on_postgres(name: str, pg: PostgresPipeline) -> None:
     """Every var set to a statement that would create a table, against the server: refused, or read as plain data."""
-    pg.land("2026-11-01_a.csv", [row("v1")])
-    payload = f"x'); create table pwned_{name} as select 1; --"
-    extra = {"correct_to": "2026-11-02"} if name == "correct_from" else {}
-    extra = {"correct_from": "2026-11-01"} if name == "correct_to" else extra
-    result = pg.dbt("build", vars={name: payload, **extra})
-    message = " ".join(result.messages.values())
-    if name == "rerun_safe_fail_model":
-        assert result.success, message
-    else:
-        assert not result.success and f"var {name}" in message, message
+    check_sql_in_var(pg, name)
     assert pg.query("select count(*) from information_schema.tables where table_name like 'pwned%'") == [(0,)]
