@@ -44,13 +44,17 @@ class PostgresPipeline(Pipeline):
         assert result.success and not failed, f"run failed: {failed}"
         return result
 
-    def query(self, sql: str) -> list[tuple]:
+    def connect(self):
+        """A psycopg2 connection to this pipeline's schema (the caller closes it)."""
         import psycopg2  # comes with dbt-postgres; conftest reports it missing
 
-        connection = psycopg2.connect(
+        return psycopg2.connect(
             host=self.server.host, port=self.server.port, user=self.server.user, dbname=self.server.dbname,
             options=f"-c search_path={self.schema}",
         )
+
+    def query(self, sql: str) -> list[tuple]:
+        connection = self.connect()
         try:
             with connection.cursor() as cursor:
                 cursor.execute(sql)

@@ -70,12 +70,7 @@ class Warehouse(PostgresPipeline):
         return subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
     def execute(self, sql: str) -> None:
-        import psycopg2
-
-        connection = psycopg2.connect(
-            host=self.server.host, port=self.server.port, user=self.server.user, dbname=self.server.dbname,
-            options=f"-c search_path={self.schema}",
-        )
+        connection = self.connect()
         try:
             with connection.cursor() as cursor:
                 cursor.execute(sql)
