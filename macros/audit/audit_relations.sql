@@ -4,10 +4,6 @@
     {{- return(api.Relation.create(database=target.database, schema=target.schema, identifier='rerun_safe_runs')) -}}
 {% endmacro %}
 
-{% macro loaded_files_relation() %}
-    {{- return(api.Relation.create(database=target.database, schema=target.schema, identifier='rerun_safe_loaded_files')) -}}
-{% endmacro %}
-
 {% macro run_log_relation() %}
     {{- return(api.Relation.create(database=target.database, schema=target.schema, identifier='rerun_safe_run_log')) -}}
 {% endmacro %}

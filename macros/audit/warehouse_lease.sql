@@ -107,9 +107,8 @@
     {%- if not execute -%}
         {{- return('') -}}
     {%- endif -%}
-    {#- configuration first: a bad var or a missing landing folder stops before any write -#}
-    {%- do rerun_safe.validate_config() -%}
-    {%- do rerun_safe.require_landing_folder(rerun_safe.landing_path()) -%}
+    {#- configuration first: a bad var stops before any write -#}
+    {%- do rerun_safe.validate_run_vars() -%}
     {%- set timeout = rerun_safe.lock_timeout_seconds() -%}
     {%- set stale = rerun_safe.lease_stale_seconds() -%}
     {%- set lease = rerun_safe.lease_relation() -%}

@@ -1,8 +1,7 @@
-{#- Every var the project reads, validated once, by name. A var is data: each accessor returns
-    a value of a known shape (a whole number in bounds, one of a few words, a calendar date, a
-    path without control characters) or stops with a compiler error that names the var and
-    what it accepts. validate_config() runs all of them first thing in on-run-start, so bad
-    configuration fails before any write; models call the accessors, never var() directly. -#}
+{#- Validation of vars, by name. A var is data: each accessor returns a value of a known shape
+    (a whole number in bounds, a flag, a calendar date) or stops with a compiler error that
+    names the var and what it accepts ("rerun_safe: var X must be ...; got ..."). Call the
+    accessors from on-run-start first, so that bad configuration fails before any write. -#}
 
 {% macro config_error(name, accepted, value) %}
     {{- exceptions.raise_compiler_error(
@@ -47,35 +46,6 @@
     {{- return(text) -}}
 {% endmacro %}
 
-{% macro landing_path() %}
-    {%- set value = var('landing_path') -%}
-    {%- set accepted = 'a folder path (text, without control characters)' -%}
-    {%- if value is not string or value.strip() == '' or modules.re.search('[\\x00-\\x1f\\x7f]', value) -%}
-        {{- rerun_safe.config_error('landing_path', accepted, value) -}}
-    {%- endif -%}
-    {{- return(value.rstrip('/') if value.rstrip('/') != '' else '/') -}}
-{% endmacro %}
-
-{% macro allowed_lateness_hours() %}
-    {{- return(rerun_safe.whole_number_var('allowed_lateness_hours', 0, 87600)) -}}
-{% endmacro %}
-
-{% macro lookback_hours() %}
-    {{- return(rerun_safe.whole_number_var('lookback_hours', 0, 87600)) -}}
-{% endmacro %}
-
-{#- The largest amount_cents a row may carry (larger: quarantined as amount_out_of_range).
-    The default, 10^12 cents, keeps any sum of up to 9 million rows inside 64 bits. -#}
-{% macro max_amount_cents() %}
-    {{- return(rerun_safe.whole_number_var('max_amount_cents', 1, 1000000000000000)) -}}
-{% endmacro %}
-
-{#- How far event_time may lie after ingested_at (clock skew) before the row is quarantined as
-    event_time_after_ingestion: an event cannot be landed before it happened. -#}
-{% macro max_event_time_ahead_hours() %}
-    {{- return(rerun_safe.whole_number_var('max_event_time_ahead_hours', 0, 87600)) -}}
-{% endmacro %}
-
 {#- How long a run waits for the warehouse lease before it gives up (0: give up at once). -#}
 {% macro lock_timeout_seconds() %}
     {{- return(rerun_safe.whole_number_var('rerun_safe_lock_timeout_seconds', 0, 86400, 3600)) -}}
@@ -88,33 +58,6 @@
     )) -}}
 {% endmacro %}
 
-{% macro source_window() %}
-    {%- set value = var('source_window') -%}
-    {%- if value not in ['files', 'lookback'] -%}
-        {{- rerun_safe.config_error('source_window', "'files' or 'lookback'", value) -}}
-    {%- endif -%}
-    {{- return(value) -}}
-{% endmacro %}
-
-{#- The requested correction as [from, to] (inclusive dates), or none. -#}
-{% macro correction_range() %}
-    {%- set correct_from = rerun_safe.date_var('correct_from') -%}
-    {%- set correct_to = rerun_safe.date_var('correct_to') -%}
-    {%- if (correct_from is none) != (correct_to is none) -%}
-        {{- exceptions.raise_compiler_error(
-            "rerun_safe: var correct_from and var correct_to go together (inclusive UTC dates, YYYY-MM-DD); got only "
-            ~ ('correct_from' if correct_to is none else 'correct_to')
-        ) -}}
-    {%- endif -%}
-    {%- if correct_from is none -%}{{ return(none) }}{%- endif -%}
-    {%- if correct_from > correct_to -%}
-        {{- exceptions.raise_compiler_error(
-            "rerun_safe: var correct_from (" ~ correct_from ~ ") is after var correct_to (" ~ correct_to ~ ")"
-        ) -}}
-    {%- endif -%}
-    {{- return([correct_from, correct_to]) -}}
-{% endmacro %}
-
 {#- A flag var: true or false only (a typo such as 'yes' is refused, not read as false). -#}
 {% macro flag_var(name) %}
     {%- set value = var(name) -%}
@@ -123,15 +66,8 @@
     {{- rerun_safe.config_error(name, 'true or false', value) -}}
 {% endmacro %}
 
-{% macro validate_config() %}
-    {%- do rerun_safe.landing_path() -%}
-    {%- do rerun_safe.allowed_lateness_hours() -%}
-    {%- do rerun_safe.lookback_hours() -%}
-    {%- do rerun_safe.max_amount_cents() -%}
-    {%- do rerun_safe.max_event_time_ahead_hours() -%}
-    {%- do rerun_safe.source_window() -%}
-    {%- do rerun_safe.correction_range() -%}
-    {%- do rerun_safe.flag_var('accept_missing_deliveries') -%}
+{#- The vars the audit family reads (begin_run validates them before its first write). -#}
+{% macro validate_run_vars() %}
     {%- do rerun_safe.lock_timeout_seconds() -%}
     {%- do rerun_safe.lease_stale_seconds() -%}
     {%- set fail_model = var('rerun_safe_fail_model', none) -%}

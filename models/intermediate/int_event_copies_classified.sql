@@ -8,7 +8,7 @@
     a late copy that a new correction covers. Their old copies are already an exact summary of
     their old rows (row count, earliest row, first run), so the new state is the old copies
     folded together with the new rows; staging history is never re-read. The old copies are
-    found by a probe of the key column alone (fetch_where), the other columns are read for
+    found by a probe of the key column alone (narrow_probe_filter), the other columns are read for
     the matches only. replace_keys then swaps all copies of the touched events at once, its
     delete limited to the days of the new copies (the table is written in revenue_date
     order). A row keeps its
@@ -19,7 +19,7 @@
     config(
         incremental_strategy='replace_keys',
         unique_key='event_key',
-        partition_column='revenue_date',
+        partition_by='revenue_date',
         meta={'rerun_safe': {'volatile_columns': ['_changed_run_seq', '_written_run_seq', 'first_seen_run_seq'], 'records_deliveries': true}},
         post_hook=[
             "{{ rerun_safe.log_model_run({
@@ -54,7 +54,7 @@ old_copies as (
     {%- if incremental %}
     select known.*
     from {{ this }} as known
-    where {{ rerun_safe.fetch_where(
+    where {{ rerun_safe.narrow_probe_filter(
         this, 'known', 'known.event_key in (' ~ rerun_safe.touched_event_keys_sql() ~ ')',
     ) }}
     {%- else %}

@@ -5,8 +5,8 @@
     partition (partition_keep_rows). -#}
 {{
     config(
-        incremental_strategy='replace_partitions',
-        partition_column='revenue_date',
+        incremental_strategy='insert_overwrite',
+        partition_by='revenue_date',
         partition_keep_rows='event_count > 0',
         post_hook=[
             "{{ rerun_safe.log_model_run(rerun_safe.money_metrics({'days': 'select count(distinct revenue_date) from ' ~ this})) }}",
@@ -22,7 +22,7 @@ copies as {{ rerun_safe.inline_cte() }} (
 ),
 
 changed_copies as (
-    {{ rerun_safe.changed_copies_sql(ref('int_event_copies_classified')) }}
+    {{ rerun_safe.written_since_last_commit_sql(ref('int_event_copies_classified')) }}
 ),
 
 affected_days as (
@@ -35,7 +35,7 @@ contributing as (
     {%- set on_affected_days = 'true' if not is_incremental() else rerun_safe.literal_in(
         'copies.revenue_date',
         'select distinct changed.revenue_date from ' ~ ref('int_event_copies_classified') ~ ' as changed where '
-        ~ rerun_safe.changed_copies_filter('changed'),
+        ~ rerun_safe.written_since_last_commit_filter('changed'),
     ) %}
     select copies.*
     from copies

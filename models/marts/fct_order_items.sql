@@ -4,7 +4,7 @@
     fraction of the cost of probing two text columns); an item left with no contributing event
     (its event moved away, or became a conflict) comes out with event_count = 0 and the merge
     deletes it. The contributing copies are found by a probe of the item_key column alone
-    (fetch_where); the other columns are read for the matches only.
+    (narrow_probe_filter); the other columns are read for the matches only.
 
     Written with replace_keys (delete the affected items, insert those with an event left, in
     one transaction): the same rows as a merge on item_key, and on DuckDB 2.0 about 5x faster
@@ -24,7 +24,7 @@
 with
 
 changed_copies as (
-    {{ rerun_safe.changed_copies_sql(ref('int_event_copies_classified')) }}
+    {{ rerun_safe.written_since_last_commit_sql(ref('int_event_copies_classified')) }}
 ),
 
 affected_items as (
@@ -38,10 +38,10 @@ affected_items as (
 contributing as (
     {%- set copies = ref('int_event_copies_classified') %}
     {%- set current = "copies.copy_status = 'current'" %}
-    {%- set current_copies_of_affected_items = current if not is_incremental() else rerun_safe.fetch_where(
+    {%- set current_copies_of_affected_items = current if not is_incremental() else rerun_safe.narrow_probe_filter(
         copies, 'copies',
         "copies.copy_status = 'current' and copies.item_key in (select changed.item_key from "
-        ~ copies ~ ' as changed where ' ~ rerun_safe.changed_copies_filter('changed') ~ ')',
+        ~ copies ~ ' as changed where ' ~ rerun_safe.written_since_last_commit_filter('changed') ~ ')',
     ) %}
     select copies.*
     from {{ copies }} as copies

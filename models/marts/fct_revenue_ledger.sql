@@ -40,7 +40,7 @@
 with
 
 changed_copies as {{ rerun_safe.inline_cte() }} (
-    {{ rerun_safe.changed_copies_sql(ref('int_event_copies_classified')) }}
+    {{ rerun_safe.written_since_last_commit_sql(ref('int_event_copies_classified')) }}
 ),
 
 contributions as (
@@ -70,9 +70,9 @@ postings_in_scope as (
         {%- set on_days = rerun_safe.literal_in(
             'ledger.revenue_date',
             'select distinct changed.revenue_date from ' ~ ref('int_event_copies_classified') ~ ' as changed where '
-            ~ rerun_safe.changed_copies_filter('changed'),
+            ~ rerun_safe.written_since_last_commit_filter('changed'),
         ) %}
-    where {{ rerun_safe.fetch_where(
+    where {{ rerun_safe.narrow_probe_filter(
         this, 'ledger',
         on_days ~ ' and ledger.event_key in (select changed_copies.event_key from changed_copies)',
     ) }}

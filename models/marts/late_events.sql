@@ -12,7 +12,7 @@
     config(
         incremental_strategy='replace_keys',
         unique_key='event_key',
-        partition_column='revenue_date',
+        partition_by='revenue_date',
         partition_keep_rows='status is not null',
         meta={'rerun_safe': {'volatile_columns': ['first_seen_run_seq']}},
         post_hook=[
@@ -27,7 +27,7 @@
 with
 
 changed_copies as (
-    {{ rerun_safe.changed_copies_sql(ref('int_event_copies_classified')) }}
+    {{ rerun_safe.written_since_last_commit_sql(ref('int_event_copies_classified')) }}
 ),
 
 late_copies as (

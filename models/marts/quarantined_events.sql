@@ -56,16 +56,28 @@ conflicting_rows as (
             (stored in landing order). All copies of a changed event were just written. #}
         {%- set since = rerun_safe.last_committed_seq() if is_incremental() else 0 %}
         {%- set copies = ref('int_event_copies_classified') %}
+        {%- set conflicting_ingestion_days %}
+            select distinct
+                cast(cast(c.ingested_at as date) as timestamp),
+                cast(cast(c.last_ingested_at as date) + 1 as timestamp)
+            from {{ copies }} as c
+            where
+                c._written_run_seq > {{ since }}
+                and exists (
+                    select 1 from {{ copies }} as k
+                    where
+                        k._changed_run_seq > {{ since }}
+                        and k.copy_status = 'conflicting'
+                        and k.event_key = c.event_key
+                        and k.version = c.version
+                )
+        {%- endset %}
         {%- set ingested = 'true' if not is_incremental() else rerun_safe.literal_ranges(
-            'landed_rows.ingested_at',
-            'select distinct cast(cast(c.ingested_at as date) as timestamp), cast(cast(c.last_ingested_at as date) + 1 as timestamp)'
-            ~ ' from ' ~ copies ~ ' as c where c._written_run_seq > ' ~ since
-            ~ ' and exists (select 1 from ' ~ copies ~ ' as k where k._changed_run_seq > ' ~ since
-            ~ " and k.copy_status = 'conflicting' and k.event_key = c.event_key and k.version = c.version)",
+            'landed_rows.ingested_at', conflicting_ingestion_days,
         ) %}
         select landed_rows.*
         from {{ ref('stg_landing__events') }} as landed_rows
-        where {{ rerun_safe.fetch_where(
+        where {{ rerun_safe.narrow_probe_filter(
             ref('stg_landing__events'), 'landed_rows',
             ingested ~ ' and landed_rows.invalid_reason is null'
             ~ ' and landed_rows.event_key in (select conflicting_versions.event_key from conflicting_versions)',
@@ -87,6 +99,7 @@ final as (
     select
         rejected._row_id as quarantine_id,
         rejected.reason,
+        reasons.description as reason_description,
         rejected.source_file,
         rejected.source_line,
         rejected.event_id,
@@ -101,6 +114,7 @@ final as (
         rejected.raw_version as version,
         {{ rerun_safe.current_run_seq() }} as quarantined_run_seq
     from rejected
+    left join {{ ref('quarantine_reasons') }} as reasons on rejected.reason = reasons.reason
 )
 
 select * from final

@@ -216,6 +216,18 @@ FILE_CASES: list[FileCase] = [
         Outcome.LOADED, records=3,
         quarantined={"tc1": "unknown_event_type", "tc2": "invalid_currency", "tc3": "invalid_version"},
     ),
+    FileCase(
+        # the right shape, but not a currency: a typo, the "no currency" code, a withdrawn one;
+        # JPY (no minor unit) and KWD (three) are currencies and publish as they are
+        "unknown_currency", "values", "currency_codes.csv",
+        _text([
+            row("uc1", currency="EUE"), row("uc2", currency="XXX"), row("uc3", currency="DEM"),
+            row("uc4", "500", currency="JPY", company_id="co3"), row("uc5", "1250", currency="KWD", company_id="co4"),
+        ]),
+        Outcome.LOADED, records=5,
+        quarantined={"uc1": "unknown_currency", "uc2": "unknown_currency", "uc3": "unknown_currency"},
+        published={"uc4": ("co3", "2026-11-01", 500), "uc5": ("co4", "2026-11-01", 1250)},
+    ),
     # --- a good delivery beside all of the above: it must load in the same run -----------
     FileCase(
         "good_neighbour", "control", "2026-11-01_good.csv",

@@ -47,6 +47,7 @@ REASONS = [
     "negative_amount",
     "amount_out_of_range",
     "invalid_currency",
+    "unknown_currency",
     "invalid_event_time",
     "invalid_ingested_at",
     "event_time_after_ingestion",
@@ -63,6 +64,10 @@ _UNSAFE_KEY_RE = re.compile("[\x00-\x20\x7f-\xa0\u1680\u2000-\u200f\u2028-\u202f
 MAX_AMOUNT_CENTS = 10**12          # var max_amount_cents
 MAX_EVENT_TIME_AHEAD_HOURS = 24    # var max_event_time_ahead_hours
 _CURRENCY_RE = re.compile(r"[A-Z]{3}")
+# The active ISO 4217 currencies (read from the seed the models join, so a code added there is
+# known to both).
+_SEED_CURRENCIES = Path(__file__).resolve().parents[2] / "seeds" / "currencies.csv"
+KNOWN_CURRENCIES = frozenset(line.split(",", 1)[0] for line in _SEED_CURRENCIES.read_text().splitlines()[1:])
 _TS_T_RE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})Z")
 _TS_SPACE_RE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2}) ([0-9]{2}):([0-9]{2}):([0-9]{2})")
 
@@ -194,6 +199,8 @@ def validate(raw: dict):
         return "amount_out_of_range", None
     if v["currency"] is None or not _CURRENCY_RE.fullmatch(v["currency"]):
         return "invalid_currency", None
+    if v["currency"] not in KNOWN_CURRENCIES:
+        return "unknown_currency", None
     event_time = parse_timestamp(v["event_time"])
     if event_time is None:
         return "invalid_event_time", None

@@ -5,15 +5,15 @@
     back on rowid, it reads the wide columns for the matching rows only (measured on 10.6M
     copies, 223k matches: 0.88-1.18 s -> 0.15-0.21 s; docs/benchmarks.md). Elsewhere the
     condition is applied as it is. `condition` must name the scanned table only as `alias.`. -#}
-{% macro fetch_where(relation, alias, condition) %}
-    {{- return(adapter.dispatch('fetch_where', 'rerun_safe')(relation, alias, condition)) -}}
+{% macro narrow_probe_filter(relation, alias, condition) %}
+    {{- return(adapter.dispatch('narrow_probe_filter', 'rerun_safe')(relation, alias, condition)) -}}
 {% endmacro %}
 
-{% macro default__fetch_where(relation, alias, condition) %}
+{% macro default__narrow_probe_filter(relation, alias, condition) %}
     {{- return('(' ~ condition ~ ')') -}}
 {% endmacro %}
 
-{% macro duckdb__fetch_where(relation, alias, condition) %}
+{% macro duckdb__narrow_probe_filter(relation, alias, condition) %}
     {#- The probe scans `relation` again under its own alias (`<alias>_probe`). -#}
     {%- set probe = alias ~ '_probe' -%}
     {%- set probe_condition = modules.re.sub('\\b' ~ alias ~ '\\.', probe ~ '.', condition) -%}

@@ -7,6 +7,25 @@
     all of its records are staged (a lookback run may stage part of one). Entries older than
     the last rebuild of staging (--full-refresh restamps every row) are ignored. -#}
 
+{% macro loaded_files_relation() %}
+    {{- return(api.Relation.create(database=target.database, schema=target.schema, identifier='rerun_safe_loaded_files')) -}}
+{% endmacro %}
+
+{#- on-run-start, after begin_run (so under the lease): the table exists before any model. -#}
+{% macro create_loaded_files_table() %}
+    {%- if execute -%}
+        {%- set create_loaded_files -%}
+            create table if not exists {{ rerun_safe.loaded_files_relation() }} (
+                file_id varchar not null,
+                run_seq bigint not null
+            )
+        {%- endset -%}
+        {%- do run_query(create_loaded_files) -%}
+        {%- do rerun_safe.commit_hook_writes() -%}
+    {%- endif -%}
+    {{- return('') -}}
+{% endmacro %}
+
 {% macro loaded_file_ids_sql(target) %}
     {%- set rebuild = rerun_safe.last_rebuild_seq(target.identifier) if execute else 0 -%}
     select files.file_id from {{ rerun_safe.loaded_files_relation() }} as files

@@ -1,5 +1,6 @@
-{#- Custom incremental strategy `replace_keys`: delete+insert on `unique_key`. With config
-    `partition_column` (a date), the delete is restricted to the partitions present in the new rows,
+{#- Incremental strategy `replace_keys` (this package's materialization.sql runs it): delete+insert
+    on `unique_key`. With config `partition_by` (one column; `partition_type` as in
+    insert_overwrite), the delete is restricted to the partitions present in the new rows,
     rendered as literals so the delete skips row groups by zone maps instead of probing the
     whole table by key.
 
@@ -8,17 +9,17 @@
     (event_id, version, payload) fixes its revenue_date, so every old copy of a touched event
     comes back, on the same day, among the new rows.
 
-    Optional config `partition_keep_rows`, as in replace_partitions: new rows failing it only
+    Optional config `partition_keep_rows`, as in insert_overwrite: new rows failing it only
     mark their key and day for deletion and are not inserted. -#}
-{% macro get_incremental_replace_keys_sql(arg_dict) %}
-    {{- return(adapter.dispatch('get_incremental_replace_keys_sql', 'rerun_safe')(arg_dict)) -}}
+{% macro replace_keys_sql(arg_dict) %}
+    {{- return(adapter.dispatch('replace_keys_sql', 'rerun_safe')(arg_dict)) -}}
 {% endmacro %}
 
-{% macro default__get_incremental_replace_keys_sql(arg_dict) %}
-    {{- return(rerun_safe.delete_and_insert_sql(arg_dict, config.require('unique_key'), config.get('partition_column'))) -}}
+{% macro default__replace_keys_sql(arg_dict) %}
+    {{- return(rerun_safe.delete_and_insert_sql(arg_dict, config.require('unique_key'), rerun_safe.partition_column())) -}}
 {% endmacro %}
 
-{#- The body both project strategies share (replace_partitions: no key; replace_keys: a key,
+{#- The body both strategies share (insert_overwrite: no key; replace_keys: a key,
     optionally a partition column): in the model's transaction, delete the target rows of the
     new rows' partitions (literals, so the delete skips other row groups by zone maps) and/or
     keys, then insert the new rows that pass config `partition_keep_rows`. -#}

@@ -4,15 +4,15 @@
     so the old item, day or company of a moved event is among these rows: downstream models
     recompute every key they touch. The stamp is a literal, so the filter reads only the row
     groups written since (the table's newest), not the whole history. -#}
-{% macro changed_copies_filter(alias) %}
+{% macro written_since_last_commit_filter(alias) %}
     {%- if is_incremental() and not flags.FULL_REFRESH -%}
         {{- return(alias ~ '._written_run_seq > ' ~ rerun_safe.last_committed_seq()) -}}
     {%- endif -%}
     {{- return('true') -}}
 {% endmacro %}
 
-{% macro changed_copies_sql(copies) %}
+{% macro written_since_last_commit_sql(copies) %}
     select changed.*
     from {{ copies }} as changed
-    where {{ rerun_safe.changed_copies_filter('changed') }}
+    where {{ rerun_safe.written_since_last_commit_filter('changed') }}
 {% endmacro %}
