@@ -8,9 +8,9 @@
     - `partition_type` (default `date`): the type the partition values are cast to. The
       partitions are rendered as literals, so the delete skips other row groups by zone maps.
     - `partition_keep_rows` (this package only): a predicate on the new rows. Rows failing it
-      only mark their partition for replacement and are not inserted: a model uses it to empty
-      a partition whose last contribution moved away, since partition overwrite alone leaves a
-      partition with no new rows in place. -#}
+      only mark their partition for replacement and are not inserted (nor kept by a first or
+      full build): a model uses it to empty a partition whose last contribution moved away,
+      since partition overwrite alone leaves a partition with no new rows in place. -#}
 {% macro insert_overwrite_sql(arg_dict) %}
     {{- return(adapter.dispatch('insert_overwrite_sql', 'rerun_safe')(arg_dict)) -}}
 {% endmacro %}

@@ -56,10 +56,13 @@
     {{ run_hooks(pre_hooks, inside_transaction=True) }}
 
     {%- set state = namespace(need_swap=false, relation_for_indexes=target_relation) -%}
+    {#- a full build keeps out what an incremental one would not insert (partition_keep_rows) -#}
+    {%- set keep_rows = config.get('partition_keep_rows') -%}
+    {%- set full_build_sql = sql if not keep_rows else 'select * from (\n' ~ sql ~ '\n) as built where ' ~ keep_rows -%}
     {%- if existing_relation is none -%}
-        {%- set build_sql = get_create_table_as_sql(False, target_relation, sql) -%}
+        {%- set build_sql = get_create_table_as_sql(False, target_relation, full_build_sql) -%}
     {%- elif full_refresh_mode -%}
-        {%- set build_sql = get_create_table_as_sql(False, intermediate_relation, sql) -%}
+        {%- set build_sql = get_create_table_as_sql(False, intermediate_relation, full_build_sql) -%}
         {%- set state.relation_for_indexes = intermediate_relation -%}
         {%- set state.need_swap = true -%}
     {%- else -%}

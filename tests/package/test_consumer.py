@@ -1,0 +1,115 @@
+"""A project that installs the macros as a package builds with them, on DuckDB and Postgres.
+
+The consumer fixture (tests/package/consumer) writes packages.yml like a user, runs `dbt deps`
+and builds two batches of an EL-loaded raw table with the package's insert_overwrite and
+replace_keys strategies, dedup, run log, lease, balance assertion and pruning helper.
+"""
+from __future__ import annotations
+
+import subprocess
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.package.consumer import REPO, Consumer, expected_daily_sales, expected_orders
+
+ADAPTER_STRATEGY_MODELS = ("orders_merged", "orders_delete_insert", "orders_appended")
+
+
+def _business_tables(consumer: Consumer) -> dict[str, list[tuple]]:
+    return {
+        "daily_sales": consumer.table("daily_sales", "order_date"),
+        "orders_replaced": consumer.table("orders_replaced", "order_id"),
+        **{name: consumer.table(name, "order_id, updated_at") for name in ADAPTER_STRATEGY_MODELS},
+    }
+
+
+def _build_two_batches(consumer: Consumer, *build_args: str) -> None:
+    consumer.dbt("deps")
+    for _ in range(2):
+        consumer.load_next_batch()
+        consumer.dbt("build", *build_args)
+
+
+def _check_consumer(consumer: Consumer) -> None:
+    _build_two_batches(consumer)
+
+    # the business tables hold what the raw data says
+    sales = [(day[:10], count, total) for day, count, total, _seen in consumer.table("daily_sales", "order_date")]
+    assert sales == expected_daily_sales(2)
+    replaced = {row[0]: (row[1], row[2][:10], int(row[3])) for row in consumer.table("orders_replaced", "order_id")}
+    assert replaced == expected_orders(2)
+    # insert_overwrite replaced 2026-11-01 and emptied 2026-11-02 (its only order moved away)
+    assert "2026-11-02" not in [day for day, *_ in sales]
+
+    # the package's run registry and run log recorded every invocation and the model's runs
+    statuses = consumer.query("select status from rerun_safe_runs order by run_seq")
+    assert statuses and all(status == "success" for (status,) in statuses), statuses
+    assert consumer.query("select count(*) from rerun_safe_run_log where model = 'daily_sales'") == [(2,)]
+
+    # re-running changes nothing; a full refresh converges on the same tables
+    before = _business_tables(consumer)
+    consumer.dbt("build")
+    assert _business_tables(consumer) == before
+    consumer.dbt("build", "--full-refresh")
+    after = _business_tables(consumer)
+    for name in ("daily_sales", "orders_replaced", "orders_merged", "orders_delete_insert"):
+        assert after[name] == before[name], name
+
+    # the package brings macros only: none of the pipeline's models, seeds, tests or hooks
+    manifest = consumer.manifest()
+    foreign = [uid for uid, node in manifest["nodes"].items() if node["package_name"] == "rerun_safe"]
+    assert foreign == []
+    assert any(uid.startswith("macro.rerun_safe.materialization_incremental") for uid in manifest["macros"])
+
+
+def test_consumer_builds_with_the_package_on_duckdb(tmp_path: Path) -> None:
+    _check_consumer(Consumer.create(tmp_path / "consumer"))
+
+
+def test_consumer_builds_with_the_package_on_postgres(tmp_path: Path, postgres_server) -> None:
+    env = {
+        "RERUN_SAFE_PG_HOST": postgres_server.host,
+        "RERUN_SAFE_PG_PORT": str(postgres_server.port),
+        "RERUN_SAFE_PG_USER": postgres_server.user,
+        "RERUN_SAFE_PG_DBNAME": postgres_server.dbname,
+        "RERUN_SAFE_PG_SCHEMA": "c_" + uuid.uuid4().hex[:12],
+    }
+    _check_consumer(Consumer.create(tmp_path / "consumer", target="postgres", env=env))
+
+
+def test_other_strategies_run_the_adapters_own_materialization(tmp_path: Path) -> None:
+    """With the shim, merge / delete+insert / append give exactly what the adapter gives
+    without it; without it, dbt refuses insert_overwrite (why the shim exists)."""
+    with_shim = Consumer.create(tmp_path / "with_shim")
+    without = Consumer.create(tmp_path / "without_shim", with_shim=False)
+    _build_two_batches(with_shim)
+    _build_two_batches(without, "--exclude", "daily_sales", "orders_replaced")
+    for name in ADAPTER_STRATEGY_MODELS:
+        assert with_shim.table(name, "order_id, updated_at") == without.table(name, "order_id, updated_at"), name
+    # append keeps every version (o2 and o3 twice), merge one per order: the strategies really ran
+    assert len(with_shim.table("orders_appended", "order_id, updated_at")) == 6
+    assert len(with_shim.table("orders_merged", "order_id")) == 4
+
+    # dbt-duckdb checks the strategy only on an incremental run: the first build creates the table
+    without.dbt("run", "--select", "daily_sales")
+    refused = without.dbt("run", "--select", "daily_sales", expect_success=False)
+    messages = " ".join((r.get("message") or "") for r in refused["results"]) + refused["exception"]
+    assert not refused["success"] and "not valid for this adapter" in messages, messages
+
+
+def test_users_install_it_from_git_with_subdirectory(tmp_path: Path) -> None:
+    """The README's packages.yml: git + subdirectory: macros (this checkout as the remote; the
+    committed tree is what installs)."""
+    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True)
+    assert head.returncode == 0, f"the repository must be a git checkout: {head.stderr}"
+    package = {"git": f"file://{REPO}", "subdirectory": "macros", "revision": head.stdout.strip()}
+    consumer = Consumer.create(tmp_path / "consumer", package=package)
+    consumer.dbt("deps")
+    installed = tmp_path / "consumer" / "dbt_packages" / "rerun_safe"
+    assert (installed / "dbt_project.yml").exists() and (installed / "incremental" / "materialization.sql").exists()
+    assert not (installed / "pipeline").exists() and not (installed / "models").exists()
+    consumer.load_next_batch()
+    consumer.dbt("build")
+    assert [(d[:10], c, t) for d, c, t, _ in consumer.table("daily_sales", "order_date")] == expected_daily_sales(1)
