@@ -2,7 +2,8 @@
     that must be the same in every run and every warehouse: posting ids, payload identity. -#}
 {% macro stable_hash(expressions) %}{{ return(adapter.dispatch('stable_hash', 'rerun_safe')(expressions)) }}{% endmacro %}
 {% macro default__stable_hash(expressions) %}
-    {{- return("md5(" ~ rerun_safe.hash_input(expressions) ~ ")") -}}
+    {#- dbt's cross-database md5 of text (the same hex digest on every engine) -#}
+    {{- return(dbt.hash(rerun_safe.hash_input(expressions))) -}}
 {% endmacro %}
 
 {#- The text that is hashed: each expression as text, null as '<null>', joined by '|'. -#}

@@ -33,9 +33,7 @@ affected_days as (
 contributing as (
     {#- The affected days, as literals: the read skips the other days' row groups. #}
     {%- set on_affected_days = 'true' if not is_incremental() else rerun_safe.literal_in(
-        'copies.revenue_date',
-        'select distinct changed.revenue_date from ' ~ ref('int_event_copies_classified') ~ ' as changed where '
-        ~ rerun_safe.written_since_last_commit_filter('changed'),
+        'copies.revenue_date', rerun_safe.days_written_since_last_commit_sql(),
     ) %}
     select copies.*
     from copies

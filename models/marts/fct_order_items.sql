@@ -1,14 +1,14 @@
 {#- One row per order item with at least one contributing event. Incremental: every item that
-    any copy of a changed event touches is recomputed from its contributing events and merged
-    on item_key, the 128-bit hash of (company_id, order_item_id) (the composite key, at a
-    fraction of the cost of probing two text columns); an item left with no contributing event
-    (its event moved away, or became a conflict) comes out with event_count = 0 and the merge
-    deletes it. The contributing copies are found by a probe of the item_key column alone
-    (narrow_probe_filter); the other columns are read for the matches only.
-
-    Written with replace_keys (delete the affected items, insert those with an event left, in
-    one transaction): the same rows as a merge on item_key, and on DuckDB 2.0 about 5x faster
-    than its MERGE statement (2.0 s vs 0.43 s for 193k items into 6.2M). -#}
+    any copy of a changed event touches is recomputed from its contributing events and
+    replaced on item_key (strategy replace_keys: delete the affected items, insert those with
+    an event left, in one transaction), item_key being the 128-bit hash of (company_id,
+    order_item_id): the composite key, at a fraction of the cost of probing two text columns.
+    An item left with no contributing event (its event moved away, or became a conflict) comes
+    out with event_count = 0: its old row is deleted and partition_keep_rows keeps the marker
+    out. The contributing copies are found by a probe of the item_key column alone
+    (narrow_probe_filter); the other columns are read for the matches only. replace_keys gives
+    the same rows as a merge on item_key, and on DuckDB 2.0 runs about 5x faster than its MERGE
+    statement (2.0 s vs 0.43 s for 193k items into 6.2M). -#}
 {{
     config(
         incremental_strategy='replace_keys',

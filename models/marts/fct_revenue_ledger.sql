@@ -67,11 +67,7 @@ postings_in_scope as (
     select ledger.*
     from {{ this }} as ledger
     {%- if not flags.FULL_REFRESH %}
-        {%- set on_days = rerun_safe.literal_in(
-            'ledger.revenue_date',
-            'select distinct changed.revenue_date from ' ~ ref('int_event_copies_classified') ~ ' as changed where '
-            ~ rerun_safe.written_since_last_commit_filter('changed'),
-        ) %}
+        {%- set on_days = rerun_safe.literal_in('ledger.revenue_date', rerun_safe.days_written_since_last_commit_sql()) %}
     where {{ rerun_safe.narrow_probe_filter(
         this, 'ledger',
         on_days ~ ' and ledger.event_key in (select changed_copies.event_key from changed_copies)',
@@ -79,7 +75,7 @@ postings_in_scope as (
     {%- endif %}
     {%- else %}
     select
-        cast(null as {{ rerun_safe.text_type() }}) as posting_id,
+        cast(null as {{ dbt.type_string() }}) as posting_id,
         cast(null as varchar) as posting_type,
         cast(null as varchar) as reverses_posting_id,
         cast(null as varchar) as event_id,
@@ -143,7 +139,7 @@ new_entries as (
             'coalesce(entries_so_far.times_entered, 0)',
         ]) }} as posting_id,
         'entry' as posting_type,
-        cast(null as {{ rerun_safe.text_type() }}) as reverses_posting_id,
+        cast(null as {{ dbt.type_string() }}) as reverses_posting_id,
         contributions.event_id,
         contributions.event_key,
         contributions.company_id,

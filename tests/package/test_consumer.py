@@ -109,7 +109,9 @@ def test_users_install_it_from_git_with_subdirectory(tmp_path: Path) -> None:
     consumer.dbt("deps")
     installed = tmp_path / "consumer" / "dbt_packages" / "rerun_safe"
     assert (installed / "dbt_project.yml").exists() and (installed / "incremental" / "materialization.sql").exists()
-    assert not (installed / "pipeline").exists() and not (installed / "models").exists()
     consumer.load_next_batch()
     consumer.dbt("build")
+    # the subdirectory comes whole, but macros/pipeline is not among the package's macro-paths
+    parsed = consumer.manifest()["macros"]
+    assert "macro.rerun_safe.landing_path" not in parsed and "macro.rerun_safe.begin_run" in parsed
     assert [(d[:10], c, t) for d, c, t, _ in consumer.table("daily_sales", "order_date")] == expected_daily_sales(1)

@@ -69,6 +69,7 @@ class Pipeline:
         self.warehouse = root / "warehouse.duckdb"
         self.target_path = root / "target"
         self._mtime = 1_790_000_000  # deterministic, increasing file times
+        self._seeded = False
 
     # --- deliveries -------------------------------------------------------------------
     def land(self, name: str, rows: Iterable[dict[str, str]] = (), *, raw: str | None = None) -> Path:
@@ -102,6 +103,8 @@ class Pipeline:
             assert not result.success, f"dbt {command} wrote no run_results.json"
             return BuildResult(success=False, statuses={}, messages={"dbt": str(result.exception)})
         run_results = json.loads(results_file.read_text())
+        if result.success and (command == "seed" or (command == "build" and not {"--select", "-s"} & set(args))):
+            self._seeded = True
         statuses = {r["unique_id"]: r["status"] for r in run_results["results"]}
         messages = {r["unique_id"]: r.get("message") or "" for r in run_results["results"]}
         assert statuses, f"dbt {command} selected nothing"
@@ -115,6 +118,10 @@ class Pipeline:
         return result
 
     def run(self, *args: str, vars: dict[str, Any] | None = None) -> BuildResult:
+        """`dbt run` (models only). Staging joins seeds, so the first call loads them (`dbt
+        seed`, one more invocation in rerun_safe_runs), as a scheduler's first deploy does."""
+        if not self._seeded:
+            self.dbt("seed", vars=vars)
         return self.dbt("run", *args, vars=vars)
 
     # --- warehouse --------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 A subset of tests/pipeline's scenarios, run against a throw-away cluster (conftest.py), plus
 a check that DuckDB and Postgres build identical business tables from the same generated
-deliveries. Adapter-specific SQL lives in dispatched macros (macros/portable, macros/landing,
+deliveries. Adapter-specific SQL lives in dispatched macros (macros/cross_db, macros/pipeline/landing,
 macros/incremental); these tests are what proves the `postgres__` side of them.
 """
 from __future__ import annotations
