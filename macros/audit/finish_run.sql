@@ -2,7 +2,7 @@
     had a failing node (whatever committed before it is consistent, each model being atomic);
     `success` finished every node; a `refused` run (begin_run) keeps its status. Consumers read published tables only after a `success`. -#}
 {% macro finish_run(results) %}
-    {%- if execute -%}
+    {%- if rerun_safe.writing_command() -%}
         {%- set failed = results | selectattr('status', 'in', ['error', 'fail', 'runtime error']) | list -%}
         {%- set status = 'failed' if failed else 'success' -%}
         {%- do run_query(

@@ -104,7 +104,7 @@
 
 {#- on-run-start. -#}
 {% macro begin_run() %}
-    {%- if not execute -%}
+    {%- if not rerun_safe.writing_command() -%}
         {{- return('') -}}
     {%- endif -%}
     {#- configuration first: a bad var stops before any write -#}
@@ -252,7 +252,7 @@
 
 {#- on-run-end: give the lease back (a no-op for a run that never held it). -#}
 {% macro release_lease() %}
-    {%- if execute and rerun_safe.audit_table_exists('rerun_safe_lease') -%}
+    {%- if rerun_safe.writing_command() and rerun_safe.audit_table_exists('rerun_safe_lease') -%}
         {%- do rerun_safe.release_lease_of(invocation_id) -%}
     {%- endif -%}
 {% endmacro %}

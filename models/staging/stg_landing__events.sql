@@ -81,6 +81,8 @@ validated as (
             when
                 typed.currency is null or not {{ rerun_safe.matches_pattern('typed.currency', '[A-Z]{3}') }}
                 then 'invalid_currency'
+            {#- ISO 4217 (seeds/currencies.csv): the right shape, but not an active currency
+                counted in minor units (a typo such as EUE, or XXX) #}
             when currencies.currency is null then 'unknown_currency'
             when typed.event_time_value is null then 'invalid_event_time'
             when typed.ingested_at_value is null then 'invalid_ingested_at'
@@ -91,9 +93,8 @@ validated as (
             when typed.version_value is null or typed.version_value < 1 then 'invalid_version'
         end as invalid_reason
     from typed
-    {#- ISO 4217 (seeds/currencies.csv): a code of the right shape that is not an active
-        currency counted in minor units (a typo such as EUE, or XXX) is unknown_currency #}
-    left join {{ ref('currencies') }} as currencies on typed.currency = currencies.currency
+    left join {{ ref('currencies') }} as currencies
+        on typed.currency = currencies.currency
 ),
 
 not_staged as (

@@ -61,7 +61,7 @@
 {% endmacro %}
 
 {% macro validate_pipeline_config() %}
-    {%- if execute -%}
+    {%- if rerun_safe.writing_command() -%}
         {%- do rerun_safe.landing_path() -%}
         {%- do rerun_safe.allowed_lateness_hours() -%}
         {%- do rerun_safe.lookback_hours() -%}

@@ -13,7 +13,7 @@
 
 {#- on-run-start, after begin_run (so under the lease): the table exists before any model. -#}
 {% macro create_loaded_files_table() %}
-    {%- if execute -%}
+    {%- if rerun_safe.writing_command() -%}
         {%- set create_loaded_files -%}
             create table if not exists {{ rerun_safe.loaded_files_relation() }} (
                 file_id varchar not null,
