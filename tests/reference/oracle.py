@@ -263,17 +263,8 @@ def mark_now(rows: pd.DataFrame) -> pd.Timestamp:
 
 # --------------------------------------------------------------------------- the oracle
 
-PAYLOAD_KEY = [
-    "event_id",
-    "version",
-    "event_type",
-    "company_id",
-    "order_id",
-    "order_item_id",
-    "amount_cents",
-    "currency",
-    "event_time",
-]  # every contract column but ingested_at, typed
+# every contract column but ingested_at, typed, identity first
+PAYLOAD_KEY = ["event_id", "version", *(c for c in CONTRACT_COLUMNS if c not in ("event_id", "version", "ingested_at"))]
 
 ORDER_ITEMS_COLUMNS = [
     "company_id", "order_item_id", "order_id", "currency", "gross_cents", "refunded_cents",

@@ -51,27 +51,29 @@
         judged.{{ column }},
         {%- endfor %}
         judged.content_md5,
+        {#- each rule once: (condition, reason, first error); the first that holds decides -#}
+        {%- set rules = [
+            ("judged.kind != 'file'", "'not_a_regular_file'", "'not a regular file'"),
+            ("judged.content is null", "'invalid_encoding'", "'not UTF-8'"),
+            ("judged.content = ''", "null", "null"),
+            ("shape.quotes % 2 = 1 or shape.quoted_break", "'unterminated_quote'",
+                "'a quoted field runs over a line break or to the end of the file'"),
+            ("shape.header_fields is null", "null", "null"),
+            ("shape.known_names = 0", "'missing_header'",
+                "'line 1 is not a header: no contract column among ' || left(array_to_string(shape.header_fields, ','), 200)"),
+            ("shape.repeated_names > 0", "'duplicate_columns'", "'header repeats a column'"),
+            ("shape.unknown_names != ''", "'unknown_columns'", "'header has unknown columns ' || shape.unknown_names"),
+            ("shape.missing_names != ''", "'incomplete_header'", "'header lacks ' || shape.missing_names"),
+        ] %}
         case
-            when judged.kind != 'file' then 'not_a_regular_file'
-            when judged.content is null then 'invalid_encoding'
-            when judged.content = '' then null
-            when shape.quotes % 2 = 1 or shape.quoted_break then 'unterminated_quote'
-            when shape.header_fields is null then null
-            when shape.known_names = 0 then 'missing_header'
-            when shape.repeated_names > 0 then 'duplicate_columns'
-            when shape.unknown_names != '' then 'unknown_columns'
-            when shape.missing_names != '' then 'incomplete_header'
+            {%- for condition, reason, _ in rules %}
+            when {{ condition }} then {{ reason }}
+            {%- endfor %}
         end as reason,
         case
-            when judged.kind != 'file' then 'not a regular file'
-            when judged.content is null then 'not UTF-8'
-            when judged.content = '' then null
-            when shape.quotes % 2 = 1 or shape.quoted_break then 'a quoted field runs over a line break or to the end of the file'
-            when shape.header_fields is null then null
-            when shape.known_names = 0 then 'line 1 is not a header: no contract column among ' || left(array_to_string(shape.header_fields, ','), 200)
-            when shape.repeated_names > 0 then 'header repeats a column'
-            when shape.unknown_names != '' then 'header has unknown columns ' || shape.unknown_names
-            when shape.missing_names != '' then 'header lacks ' || shape.missing_names
+            {%- for condition, _, first_error in rules %}
+            when {{ condition }} then {{ first_error }}
+            {%- endfor %}
         end as first_error,
         array_to_string(shape.header_fields, ',') as header_columns,
         coalesce(shape.records, 0) as records,

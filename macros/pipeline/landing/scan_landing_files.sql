@@ -20,18 +20,21 @@
 {% endmacro %}
 
 {% macro scan_landing_files(files) %}
-    {{- return(adapter.dispatch('scan_landing_files', 'rerun_safe')(files)) -}}
-{% endmacro %}
-
-{% macro empty_landing_scan(text_type) %}
+    {%- if files | length == 0 %}
     select
-        {%- for c in rerun_safe.landing_columns() + ['_overflow'] %}
-        cast(null as {{ text_type }}) as {{ c }},
+        {%- for c in rerun_safe.landing_columns() + ['_overflow', '_file_id', '_file_name'] %}
+        cast(null as {{ dbt.type_string() }}) as {{ c }},
         {%- endfor %}
-        cast(null as {{ text_type }}) as _file_id,
-        cast(null as {{ text_type }}) as _file_name,
         cast(null as bigint) as _record_number
     where false
+    {%- else -%}
+    {%- for f in files %}
+    {{ adapter.dispatch('scan_landing_file', 'rerun_safe')(f, rerun_safe.delivery_header(f)) }}
+    {%- if not loop.last %}
+    union all
+    {%- endif %}
+    {%- endfor %}
+    {%- endif %}
 {% endmacro %}
 
 {#- A path for DuckDB's readers, which expand `*`, `?` and `[...]`: each such character is
@@ -43,12 +46,8 @@
     {{- return(escaped) -}}
 {% endmacro %}
 
-{% macro duckdb__scan_landing_files(files) %}
-    {%- if files | length == 0 %}
-    {{ rerun_safe.empty_landing_scan('varchar') }}
-    {%- else -%}
-    {%- for f in files %}
-    {% set header = rerun_safe.delivery_header(f) -%}
+{#- One file on DuckDB: read_csv with the columns declared in the file's own header order. -#}
+{% macro duckdb__scan_landing_file(f, header) %}
     select
         {%- for c in rerun_safe.landing_columns() + ['_overflow'] %}
         scanned.{{ c }},
@@ -64,14 +63,9 @@
             {%- for c in header + ['_overflow'] %}'{{ c }}': 'varchar'{{ ', ' if not loop.last }}{% endfor -%}
         }
     ) as scanned
-    {%- if not loop.last %}
-    union all
-    {%- endif %}
-    {%- endfor %}
-    {%- endif %}
 {% endmacro %}
 
-{% macro postgres__scan_landing_files(files) %}
+{% macro postgres__scan_landing_file(f, header) %}
     {#- why: Postgres cannot read a file in a SELECT through COPY, but it can with
         pg_read_binary_file (superuser or pg_read_server_files; the server must run on the
         machine that holds the landing folder). Reading the file inside the model's own SELECT
@@ -82,11 +76,6 @@
         Split CSV-aware by postgres__csv_records_of; empty fields are null, as DuckDB reads
         them; blank lines are skipped and not counted; the first record is the header, whose
         names give each column's position; _overflow is the field after the last one. -#}
-    {%- if files | length == 0 %}
-    {{ rerun_safe.empty_landing_scan('text') }}
-    {%- else -%}
-    {%- for f in files %}
-    {% set header = rerun_safe.delivery_header(f) -%}
     select
         {%- for c in rerun_safe.landing_columns() %}
         nullif({{ rerun_safe.postgres__csv_field('parsed.fields[' ~ (header.index(c) + 1) ~ ']') }}, '') as {{ c }},
@@ -98,11 +87,6 @@
     from ({{ rerun_safe.postgres__csv_records_of(
         "convert_from(pg_read_binary_file(" ~ rerun_safe.string_literal(f.path) ~ "), 'UTF8')"
     ) }}) as parsed
-    {%- if not loop.last %}
-    union all
-    {%- endif %}
-    {%- endfor %}
-    {%- endif %}
 {% endmacro %}
 
 {#- The records of a CSV text (an SQL expression) on Postgres: (record_number, fields text[]),
