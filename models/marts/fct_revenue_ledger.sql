@@ -67,7 +67,9 @@ postings_in_scope as (
     select ledger.*
     from {{ this }} as ledger
     {%- if not flags.FULL_REFRESH %}
-        {%- set on_days = rerun_safe.literal_in('ledger.revenue_date', rerun_safe.days_written_since_last_commit_sql()) %}
+        {%- set on_days = rerun_safe.literal_in(
+            'ledger.revenue_date', rerun_safe.days_written_since_last_commit_sql(),
+        ) %}
     where {{ rerun_safe.narrow_probe_filter(
         this, 'ledger',
         on_days ~ ' and ledger.event_key in (select changed_copies.event_key from changed_copies)',
