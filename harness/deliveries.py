@@ -76,11 +76,49 @@ def redeliver_same_name(landing: Path) -> list[Path]:
     return touched
 
 
-def redeliver_new_names(landing: Path, suffix: str = "__redelivered") -> list[Path]:
+def redelivered_name(name: str, pattern: str = DEFAULT_BATCH_PATTERN, marker: str = "redelivered_") -> str:
+    """A new name that a project's glob most likely still matches: the marker goes right after
+    the batch key (`2026-11-01_orders.csv` -> `2026-11-01_redelivered_orders.csv`), so the
+    prefix, the suffix and the extension stay; without a match, before the name."""
+    match = re.search(pattern, name)
+    cut = match.end() if match else 0
+    return name[:cut] + marker + name[cut:]
+
+
+def redeliver_new_names(landing: Path, pattern: str = DEFAULT_BATCH_PATTERN) -> list[Path]:
     """Copy every landed file under a new name next to it (same content, another delivery)."""
     copies = []
     for path in sorted(landing.glob("*.csv")):
-        copy = path.with_name(f"{path.stem}{suffix}{path.suffix}")
+        copy = path.with_name(redelivered_name(path.name, pattern))
         shutil.copy2(path, copy)
         copies.append(copy)
     return copies
+
+
+# Whether a build read a file: its access time. Linux (relatime) updates atime on a read when
+# atime <= mtime, so a file whose atime is set a day before its mtime shows any later read.
+UNREAD_AGE_NS = 86_400 * 10**9
+
+
+def mark_unread(files: Iterable[Path]) -> None:
+    for path in files:
+        stat = path.stat()
+        os.utime(path, ns=(stat.st_mtime_ns - UNREAD_AGE_NS, stat.st_mtime_ns))
+
+
+def was_read(path: Path) -> bool:
+    stat = path.stat()
+    return stat.st_atime_ns > stat.st_mtime_ns - UNREAD_AGE_NS
+
+
+def reads_observable(folder: Path) -> bool:
+    """Does this file system record reads (atime)? Mounted noatime it does not."""
+    folder.mkdir(parents=True, exist_ok=True)
+    probe = folder / ".rerun_safe_atime_probe"
+    probe.write_bytes(b"probe\n")
+    try:
+        mark_unread([probe])
+        probe.read_bytes()
+        return was_read(probe)
+    finally:
+        probe.unlink(missing_ok=True)

@@ -8,7 +8,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.context import CheckContext, manifest_of, selected_nodes
+from harness.context import CheckContext, manifest_of
 from harness.deliveries import Batch, land
 from harness.project import Project
 from harness.warehouse import Snapshot
@@ -42,9 +42,9 @@ def build_reference(ctx: CheckContext, check: str, snapshot_after: Collection[in
     snapshots: dict[int, Snapshot] = {}
     for number, batch in enumerate(batches, start=1):
         land(batch.files, lane.landing)
-        run = lane.dbt("build", select=ctx.select)
+        run = lane.dbt("build", select=ctx.build_select)
         if project is None:
-            project, selected = manifest_of(run), selected_nodes(run, ctx.select)
+            project, selected = manifest_of(run), (None if ctx.selected is None else set(ctx.selected))
         checkpoints[number] = lane.save_checkpoint(f"after_batch_{number}")
         if number in snapshot_after:
             snapshots[number] = lane.snapshot(f"clean build after batch {number}", project)

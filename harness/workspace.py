@@ -15,7 +15,8 @@ from typing import Any
 
 from harness.dbt_invoke import DbtRun, DbtSettings, invoke, read_run_results, subprocess_command
 from harness.deliveries import land
-from harness.project import Project
+from harness.keys import KeyCheck, check_keys
+from harness.project import Project, load_manifest
 from harness.warehouse import Snapshot, take_snapshot
 
 Progress = Callable[[str], None]
@@ -46,6 +47,9 @@ class Lane:
     runs: list[DbtRun] = field(default_factory=list)
     spawns: int = 0
     dbt_calls: int = 0
+    judged: frozenset[str] | None = None  # nodes the check judges (None: all)
+    project: Project | None = None  # from the lane's first run's manifest
+    key_checks: list[KeyCheck] = field(default_factory=list)
 
     @property
     def warehouse(self) -> Path:
@@ -65,10 +69,13 @@ class Lane:
         extra_vars: dict[str, Any] | None = None,
         record: bool = True,
         target_name: str = "target",
+        keys: bool | None = None,
     ) -> DbtRun:
         """Run dbt in this process. `extra_vars` are added to the lane's vars (give such runs
         their own `target_name`, so partial parsing still applies to both kinds of runs);
-        `record=False` for a run that is meant to fail (a crash), so `problems()` skips it."""
+        `record=False` for a run that is meant to fail (a crash), so `problems()` skips it.
+        After a build or run, every grain of the judged models it built is asserted unique
+        (`keys`, default: `record`)."""
         self.warehouse.parent.mkdir(parents=True, exist_ok=True)
         self.dbt_calls += 1
         number = self.dbt_calls
@@ -97,7 +104,23 @@ class Lane:
             self.runs.append(run)
         verdict = "ok" if run.ok else f"{len(run.problems)} problem(s)"
         self.progress(f"{self.root.name}: {what}: {verdict} in {run.duration_s:.1f}s")
+        if (record if keys is None else keys) and command in ("build", "run") and run.nodes:
+            self.check_keys(run, f"{self.root.name} run {number} (dbt {what[4:]})")
         return run
+
+    def check_keys(self, run: DbtRun, when: str) -> KeyCheck:
+        if self.project is None and (run.target_path / "manifest.json").exists():
+            self.project = load_manifest(run.target_path)
+        built = run.built if self.judged is None else run.built & self.judged
+        checked = check_keys(self.warehouse, self.project.models if self.project else (), built, when)
+        self.key_checks.append(checked)
+        return checked
+
+    def test_failures(self) -> list[str]:
+        return sorted({failure for run in self.runs for failure in run.test_failures})
+
+    def skipped_nodes(self) -> list[str]:
+        return sorted({node for run in self.runs for node in run.skipped})
 
     def spawn(
         self,

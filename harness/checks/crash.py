@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from harness import childlog
 from harness.compare import Purpose, compare_snapshots
-from harness.context import CheckContext
+from harness.context import CheckContext, annotate, key_figures, lane_findings
 from harness.deliveries import land
 from harness.project import build_order
 from harness.reference import Reference, build_reference
@@ -73,6 +73,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--crash-batches", type=int, nargs="+", default=None, metavar="J",
         help="batches to crash in, numbered from 1 in batch order (default: every batch)",
     )
+
+
+def applies(ctx: CheckContext) -> str:
+    return "" if ctx.deliveries is not None else "needs --deliveries DIR (batches to crash in)"
 
 
 @dataclass(frozen=True)
@@ -126,7 +130,7 @@ def _fault_point(ctx: CheckContext, ref: Reference, batch: int, var: str, model:
 
     def stop(lane: Lane) -> str:
         run = lane.dbt(
-            "build", select=ctx.select, extra_vars={var: identifier}, record=False,
+            "build", select=ctx.build_select, extra_vars={var: identifier}, record=False,
             target_name="target_fault",
         )
         failed = [node for node in run.nodes if node.status == "error"]
@@ -148,7 +152,7 @@ def _kill_point(ctx: CheckContext, ref: Reference, batch: int, at: float, window
     label = f"{ref.batch_label(batch)}: SIGKILL {at:.2f} s into the build's execution (clean: {window:.2f} s)"
 
     def stop(lane: Lane) -> str:
-        child = lane.spawn("build", select=ctx.select, target_name="target_child")
+        child = lane.spawn("build", select=ctx.build_select, target_name="target_child")
         executing = childlog.wait_for_execution(child.log_file, lambda: child.process.poll() is None)
         if executing is not None:
             deadline = executing + at
@@ -171,7 +175,7 @@ def _execution_window(ctx: CheckContext, ref: Reference, lane: Lane, batch: int)
     (seconds, "") or (0, why it could not be measured)."""
     lane.restore(ref.checkpoints[batch - 1])
     lane.reset_landing(ref.files_through(batch))
-    child = lane.spawn("build", select=ctx.select, target_name="target_child")
+    child = lane.spawn("build", select=ctx.build_select, target_name="target_child")
     executing = childlog.wait_for_execution(child.log_file, lambda: child.process.poll() is None)
     run = lane.collect(child, timeout=CHILD_TIMEOUT_S, record=False)
     ended = time.monotonic()
@@ -185,7 +189,7 @@ def _differences(comparison: Comparison, when: str) -> list[str]:
     return [
         f"{diff.table.split('.')[-1]} ({', '.join(diff.kinds())}; {when})"
         for diff in comparison.diffs
-        if not diff.identical
+        if not diff.judged_identical
     ]
 
 
@@ -196,7 +200,7 @@ def _try(
     lane.reset_landing(ref.files_through(point.batch))
     outcome = point.stop(lane)
     errors: list[str] = []
-    recovery = lane.dbt("build", select=ctx.select, record=False)
+    recovery = lane.dbt("build", select=ctx.build_select, record=False, keys=True)
     errors += [f"rebuild after the crash: {problem}" for problem in recovery.problems]
     slug = f"point_{number:03d}"
     compare = dict(
@@ -211,12 +215,13 @@ def _try(
             label=f"{point.label}: clean vs crashed and rebuilt", **compare,  # type: ignore[arg-type]
         )
     ]
+    annotate(ctx, NAME, comparisons[:1])
     tables = _differences(comparisons[0], "after the rebuild")
     last = len(ref.batches)
     if point.batch < last:
         for later in range(point.batch + 1, last + 1):
             land(ref.batches[later - 1].files, lane.landing)
-            run = lane.dbt("build", select=ctx.select, record=False)
+            run = lane.dbt("build", select=ctx.build_select, record=False, keys=True)
             errors += [f"build of {ref.batch_label(later)}: {problem}" for problem in run.problems]
         final = lane.snapshot(f"{slug} continued", ref.project)
         taken.append(final)
@@ -227,12 +232,20 @@ def _try(
                 **compare,  # type: ignore[arg-type]
             )
         )
+        annotate(ctx, NAME, comparisons[-1:])
         tables += _differences(comparisons[-1], f"after batch {last}")
+    explained = [
+        f"{diff.table.split('.')[-1]} ({diff.explained_by})"
+        for comparison in comparisons for diff in comparison.diffs if diff.explained_by and not diff.identical
+    ]
     survived = not errors and all(comparison.passed for comparison in comparisons)
     if survived:  # keep the snapshots of failed points only (--keep-work-dir)
         for snapshot in taken:
             shutil.rmtree(snapshot.path.parent, ignore_errors=True)
-    trial = Trial(label=point.label, survived=survived, outcome=outcome, tables=tables, errors=errors)
+    trial = Trial(
+        label=point.label, survived=survived, outcome=outcome, tables=tables, errors=errors,
+        explained=explained, reached=not outcome.startswith("not interrupted"),
+    )
     return trial, comparisons
 
 
@@ -244,7 +257,7 @@ def run(ctx: CheckContext) -> CheckResult:
     problems = ref.lane.problems()
     if problems:
         return CheckResult(
-            name=NAME, status=Status.FAIL, duration_s=time.monotonic() - started,
+            name=NAME, status=Status.ERROR, duration_s=time.monotonic() - started,
             errors=["the clean build failed, so no crash can be judged against it:", *problems],
         )
     built = {node.unique_id for node in ref.lane.runs[0].nodes}
@@ -295,29 +308,50 @@ def run(ctx: CheckContext) -> CheckResult:
         ctx.progress(f"[{NAME}] point {number}: {'survived' if trial.survived else 'FAILED'}")
 
     interrupted = sum(t.outcome.startswith("killed") for t in trials)
+    kill_trials = sum("SIGKILL" in t.label for t in trials)
     metrics: dict[str, object] = {
         "points tried": len(trials),
         "survived": sum(t.survived for t in trials),
         "failed": sum(not t.survived for t in trials),
-        "between-model points": sum("SIGKILL" not in t.label for t in trials),
-        "kill points (interrupted a running build)": f"{sum('SIGKILL' in t.label for t in trials)} ({interrupted})",
         "build order": " > ".join(names),
         "crashed batches": ", ".join(ref.batch_label(j) for j in crashed),
     }
     if clean_child_s:
         metrics["clean child build, execution (s)"] = ", ".join(f"{k}: {v}" for k, v in clean_child_s.items())
+    exercised: dict[str, object] = {
+        "between-model stops": sum("SIGKILL" not in t.label for t in trials),
+        "kill points tried": kill_trials,
+        "kill points reached (killed a running build)": interrupted,
+    }
+    exercised.update(key_figures([ref.lane, lane]))
     notes = [f"{metrics['survived']} of {len(trials)} crash point(s) survived"]
+    if kill_trials and interrupted < kill_trials:
+        notes.append(f"{kill_trials - interrupted} kill point(s) came after the build had ended: not counted as reached")
+    explained = sorted({name for t in trials for name in t.explained})
+    if explained:
+        notes.append("differences already reported by an earlier check, not counted again: " + ", ".join(explained))
     notes += [f"not judged: {nj.table}: {nj.reason}" for nj in not_judged]
-    if not trials and not errors:
-        errors.append("no crash point to try: --crash-points 0 and --kill-points 0?")
-    passed = not errors and all(trial.survived for trial in trials)
+    findings = lane_findings(ctx, NAME, [ref.lane, lane])
+    findings["errors"] = errors + [e for e in findings["errors"] if e not in errors]
+    reached = sum(t.reached for t in trials)
+    reason = ""
+    if not reached and not errors:
+        reason = (
+            "no crash point reached: " + ("no point to try (--crash-points 0 and --kill-points 0?)"
+                                          if not trials else "every kill came after the build had ended")
+        )
+    failed = bool(findings["errors"]) or not all(trial.survived for trial in trials) or any(
+        not v.explained_by for v in findings["key_violations"])
+    status = Status.FAIL if failed else (Status.NOT_EXERCISED if reason else Status.PASS)
     return CheckResult(
         name=NAME,
-        status=Status.PASS if passed else Status.FAIL,
+        status=status,
         comparisons=failed_comparisons,
-        errors=errors,
         notes=notes,
         metrics=metrics,
         trials=trials,
         duration_s=time.monotonic() - started,
+        exercised=exercised,
+        reason=reason if status is Status.NOT_EXERCISED else "",
+        **findings,
     )
