@@ -23,7 +23,8 @@ from harness.dbt_invoke import DbtError, DbtSettings
 from harness.deliveries import DEFAULT_BATCH_PATTERN
 from harness.report import overall_exit_code, render_terminal, write_junit, write_markdown
 from harness.runner import run_checks
-from harness.session import open_session
+from harness.results import CheckResult, Status
+from harness.session import NothingSelected, open_session
 from harness.target import Refused
 
 GENERATE_HELP = "write a folder of CSV deliveries (see `rerun-safe generate --help`)"
@@ -163,6 +164,10 @@ def _settings(args: argparse.Namespace) -> DbtSettings | None:
     if getattr(args, "defer", False) and getattr(args, "state", None) is None:
         print("rerun-safe: --defer needs --state DIR", file=sys.stderr)
         return None
+    if getattr(args, "state", None) is not None and not (args.state / "manifest.json").exists():
+        print(f"rerun-safe: --state {args.state} has no manifest.json (dbt parse --target-path DIR makes one)",
+              file=sys.stderr)
+        return None
     return DbtSettings(
         project_dir=project_dir,
         profiles_dir=profiles_dir.resolve() if profiles_dir else None,
@@ -218,10 +223,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         except Refused as exc:
             print(f"rerun-safe: refused, nothing was built: {exc}", file=sys.stderr)
             return 2
+        except NothingSelected as exc:
+            if not any("state:" in selector for selector in args.select):
+                print(f"rerun-safe: {exc}", file=sys.stderr)
+                return 2
+            # A pull request that changed no model: nothing to check is not an error.
+            reason = f"no node changed: {exc}"
+            results = [CheckResult(name=c.NAME, status=Status.SKIPPED, reason=reason) for c in selected]
         except DbtError as exc:
             print(f"rerun-safe: {exc}", file=sys.stderr)
             return 2
-        results = run_checks(selected, ctx, skipped=skipped, named=named)
+        else:
+            results = run_checks(selected, ctx, skipped=skipped, named=named)
     finally:
         if args.keep_work_dir:
             print(f"work folder kept: {workdir}", file=sys.stderr)

@@ -16,6 +16,10 @@ from harness.target import Refused, check_locations, default_profiles_dir, scrat
 from harness.workspace import Progress
 
 
+class NothingSelected(DbtError):
+    """The selection matched no model, seed or snapshot."""
+
+
 def _silent(message: str) -> None:
     del message
 
@@ -49,7 +53,7 @@ def open_session(
     check_locations(manifest_path, scratch.adapter)
     narrowed = bool(select) or bool(settings.exclude)
     if narrowed and not ids:
-        raise DbtError(
+        raise NothingSelected(
             f"--select {' '.join(select) or '(all)'}"
             + (f" --exclude {' '.join(settings.exclude)}" if settings.exclude else "")
             + " selected no model, seed or snapshot: the selection matched nothing"
@@ -75,4 +79,4 @@ def open_session(
     )
 
 
-__all__ = ["open_session", "Refused", "DbtError"]
+__all__ = ["open_session", "Refused", "DbtError", "NothingSelected"]
