@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -40,9 +41,21 @@ class CheckContext:
     sample_size: int = 5
     progress: Progress = _silent
     options: dict[str, Any] = field(default_factory=dict)
-    # table or model name -> the check that already reported it in this run (later checks
-    # list it once, and do not count it again)
+    # table or model name -> the check that already reported its difference in this run
+    # (later checks list it once, and do not count it again)
     explained: dict[str, str] = field(default_factory=dict)
+    # model name -> the check that already reported its duplicate keys (a build error of that
+    # model, such as a MERGE that matched two rows, is a consequence, not a new finding)
+    explained_keys: dict[str, str] = field(default_factory=dict)
+
+    def explains_error(self, problem: str, check: str) -> str:
+        """The earlier check that already reported the model a build error is about, or ""."""
+        match = re.search(r"\b(?:model|seed|snapshot)\.\w+\.(\w+): (?:error|runtime error)", problem)
+        name = match.group(1) if match else ""
+        for source in (self.explained_keys, self.explained):
+            if name and source.get(name, check) != check:
+                return source[name]
+        return ""
 
     def lane(self, check: str, name: str) -> Lane:
         if self.settings.scratch is None:
@@ -91,10 +104,11 @@ def lane_findings(ctx: CheckContext | None, check: str, lanes: Sequence[Lane]) -
             for violation in checked.violations:
                 violations.setdefault((violation.model, violation.columns), violation)
     for violation in violations.values():
-        if ctx is not None and ctx.explained.get(violation.model, check) != check:
-            violation.explained_by = ctx.explained[violation.model]
+        if ctx is not None and ctx.explained_keys.get(violation.model, check) != check:
+            violation.explained_by = ctx.explained_keys[violation.model]
+    errors = [problem for lane in lanes for problem in lane.problems()]
     return {
-        "errors": [problem for lane in lanes for problem in lane.problems()],
+        "errors": unexplained_errors(ctx, check, errors),
         "key_violations": list(violations.values()),
         "test_failures": sorted({f for lane in lanes for f in lane.test_failures()}),
         "skipped_nodes": sorted({n for lane in lanes for n in lane.skipped_nodes()}),
@@ -110,6 +124,21 @@ def build_failed(name: str, started: float, lane: Lane, run: DbtRun) -> CheckRes
         errors=[f"the first build failed, nothing could be judged: {run.problems[0]}", *run.problems[1:]],
         test_failures=run.test_failures, skipped_nodes=run.skipped,
     )
+
+
+def unexplained_errors(ctx: CheckContext | None, check: str, errors: list[str]) -> list[str]:
+    """Build errors, less those of models an earlier check already reported (listed once, in
+    `ctx.progress`, not counted again)."""
+    if ctx is None:
+        return errors
+    kept = []
+    for error in errors:
+        by = ctx.explains_error(error, check)
+        if by:
+            ctx.progress(f"[{check}] build error in a model already reported by {by}: {error.splitlines()[0][:160]}")
+        else:
+            kept.append(error)
+    return kept
 
 
 def key_figures(lanes: Sequence[Lane]) -> dict[str, object]:

@@ -55,7 +55,7 @@ def hint_for(diff: TableDiff, check: str) -> str:
         return DROPPED_LATE
     if check == "crash" and (diff.keys_removed or removed_only):
         return LOST_AFTER_CRASH
-    if check == "batches" and diff.changed_columns:
+    if check in ("batches", "convergence") and diff.changed_columns and not diff.keys_removed:
         return ORDER_DEPENDENT
     if diff.duplicate_keys_left or diff.duplicate_keys_right:
         return DUPLICATE_KEY

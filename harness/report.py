@@ -26,7 +26,8 @@ def overall_exit_code(results: Sequence[CheckResult]) -> int:
 
 
 def _cell(result: CheckResult, table: str) -> str:
-    """One cell of the models x checks table."""
+    """One cell of the models x checks table: DIFF, DUPLICATE KEYS, "= check" (differs as
+    that earlier check already reported), ok, not judged, or "-" (not compared here)."""
     if result.status is Status.SKIPPED:
         return "skipped"
     if result.status is Status.ERROR:
@@ -34,24 +35,34 @@ def _cell(result: CheckResult, table: str) -> str:
     if result.status is Status.NOT_EXERCISED:
         return "not exercised"
     short = table.split(".")[-1]
-    for violation in result.key_violations:
-        if violation.table.split(".")[-1] == short:
-            return f"= {violation.explained_by}" if violation.explained_by else "DUPLICATE KEYS"
-    seen = False
+    duplicate = any(
+        v.table.split(".")[-1] == short and not v.explained_by for v in result.key_violations
+    )
+    seen = differs = False
     explained = ""
+    not_judged = False
     for comparison in result.comparisons:
         for diff in comparison.diffs:
             if diff.table.split(".")[-1] != short:
                 continue
             seen = True
             if not diff.identical and not diff.explained_by:
-                return "DIFF"
-            explained = explained or diff.explained_by
-        if any(nj.table.split(".")[-1] == short for nj in comparison.not_judged) and not seen:
-            return "not judged"
+                differs = True
+            elif not diff.identical:
+                explained = explained or diff.explained_by
+        not_judged = not_judged or any(nj.table.split(".")[-1] == short for nj in comparison.not_judged)
+    parts = []
+    if differs:
+        parts.append("DIFF")
+    if duplicate:
+        parts.append("DUPLICATE KEYS")
+    if parts:
+        return ", ".join(parts)
     if explained:
         return f"= {explained}"
-    return "ok" if seen or result.trials or result.name in ("keys", "lateness") else "-"
+    if seen or result.trials or result.name == "keys":
+        return "ok"
+    return "not judged" if not_judged else "-"
 
 
 def model_tables(results: Sequence[CheckResult]) -> list[str]:

@@ -166,8 +166,6 @@ class Trial:
         parts = [self.outcome] if self.outcome else []
         if self.tables:
             parts.append("differs: " + "; ".join(self.tables))
-        if self.explained:
-            parts.append("differs only as already reported: " + ", ".join(sorted(set(self.explained))))
         parts += [f"error: {error.splitlines()[0][:200]}" for error in self.errors]
         return " | ".join(parts)
 

@@ -44,11 +44,12 @@ def _applies(check: ModuleType, ctx: CheckContext) -> str:
 
 
 def record_findings(result: CheckResult, ctx: CheckContext) -> None:
-    for table in result.failing_tables():
-        ctx.explained.setdefault(table, result.name)
+    for table, where in result.failing_tables().items():
+        if where != ["key check"] * len(where):
+            ctx.explained.setdefault(table, result.name)
     for violation in result.key_violations:
-        ctx.explained.setdefault(violation.model, result.name)
-        ctx.explained.setdefault(violation.table.split(".")[-1], result.name)
+        ctx.explained_keys.setdefault(violation.model, result.name)
+        ctx.explained_keys.setdefault(violation.table.split(".")[-1], result.name)
 
 
 def run_checks(

@@ -30,7 +30,7 @@ import time
 
 from harness import childlog
 from harness.compare import Purpose, compare_snapshots
-from harness.context import CheckContext, annotate, lane_findings
+from harness.context import CheckContext, annotate, lane_findings, unexplained_errors
 from harness.dbt_invoke import DbtRun
 from harness.reference import Reference, build_reference
 from harness.results import CheckResult, Comparison, NotJudged, Status, Trial
@@ -120,7 +120,7 @@ def _round(
         tables += _differences(comparisons[-1], "after both builds")
     if failed:
         follow_up = lane.dbt("build", select=ctx.build_select, record=False, keys=True)
-        errors += [f"follow-up build: {problem}" for problem in follow_up.problems]
+        errors += unexplained_errors(ctx, NAME, [f"follow-up build: {problem}" for problem in follow_up.problems])
         after = lane.snapshot(f"{slug} after follow-up", ref.project)
         comparisons.append(
             compare_snapshots(clean, after, label=f"{label}: clean vs after a follow-up build", **compare)  # type: ignore[arg-type]

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from harness import childlog
 from harness.compare import Purpose, compare_snapshots
-from harness.context import CheckContext, annotate, key_figures, lane_findings
+from harness.context import CheckContext, annotate, key_figures, lane_findings, unexplained_errors
 from harness.deliveries import land
 from harness.project import build_order
 from harness.reference import Reference, build_reference
@@ -238,6 +238,7 @@ def _try(
         f"{diff.table.split('.')[-1]} ({diff.explained_by})"
         for comparison in comparisons for diff in comparison.diffs if diff.explained_by and not diff.identical
     ]
+    errors = unexplained_errors(ctx, NAME, errors)
     survived = not errors and all(comparison.passed for comparison in comparisons)
     if survived:  # keep the snapshots of failed points only (--keep-work-dir)
         for snapshot in taken:
