@@ -85,6 +85,12 @@ def _common_arguments() -> argparse.ArgumentParser:
     data = common.add_argument_group("deliveries")
     data.add_argument("--deliveries", type=Path, default=None, metavar="DIR", help="folder of CSV delivery files")
     data.add_argument(
+        "--load-sources", action="store_true",
+        help="deliveries are batches of rows for the project's source() tables: the harness "
+        "appends each file to its table before each build (file 2026-11-01_raw_orders.csv or "
+        "raw_orders/batch=2026-11-01/*.parquet -> source table raw_orders), like an EL tool",
+    )
+    data.add_argument(
         "--batch-pattern", default=DEFAULT_BATCH_PATTERN, metavar="REGEX",
         help=f"file-name regex whose first group is the batch key (default: {DEFAULT_BATCH_PATTERN})",
     )
@@ -219,6 +225,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 sample_size=args.sample_size,
                 progress=_progress(args.quiet, started),
                 options=vars(args),
+                load_sources=args.load_sources,
             )
         except Refused as exc:
             print(f"rerun-safe: refused, nothing was built: {exc}", file=sys.stderr)

@@ -15,6 +15,7 @@ from harness.hints import hint_for
 from harness.keys import KeyViolation
 from harness.project import Project, load_manifest
 from harness.results import CheckResult, Comparison, Status
+from harness.sources import SourceLoader
 from harness.workspace import Lane, Progress
 
 
@@ -47,6 +48,9 @@ class CheckContext:
     # model name -> the check that already reported its duplicate keys (a build error of that
     # model, such as a MERGE that matched two rows, is a consequence, not a new finding)
     explained_keys: dict[str, str] = field(default_factory=dict)
+    # --load-sources: deliveries are appended to the project's source tables
+    loader: SourceLoader | None = None
+    shared: dict[str, Any] = field(default_factory=dict)  # built once per run (the reference)
 
     def explains_error(self, problem: str, check: str) -> str:
         """The earlier check that already reported the model a build error is about, or ""."""
@@ -66,7 +70,7 @@ class CheckContext:
         def report(message: str) -> None:
             self.progress(f"[{check}] {message}")
 
-        return Lane(root=root, settings=self.settings, progress=report, judged=self.selected)
+        return Lane(root=root, settings=self.settings, progress=report, judged=self.selected, loader=self.loader)
 
     def batches(self) -> list[Batch]:
         if self.deliveries is None:

@@ -51,7 +51,11 @@ def hint_for(diff: TableDiff, check: str) -> str:
         return APPEND_DUPLICATES
     if check == "idempotency" and diff.key and diff.changed_columns and not (diff.keys_added or diff.keys_removed):
         return VOLATILE.format(columns=", ".join(sorted(diff.changed_columns)))
-    if check in ("convergence", "batches") and (diff.keys_removed or (removed_only and not diff.duplicated_groups)):
+    if check in ("convergence", "batches", "crash") and (diff.duplicate_keys_left or diff.duplicate_keys_right):
+        return DUPLICATE_KEY
+    if check in ("convergence", "batches") and (
+        diff.keys_removed or (diff.surplus_left > 0 and not diff.changed_columns and not diff.duplicated_groups)
+    ):
         return DROPPED_LATE
     if check == "crash" and (diff.keys_removed or removed_only):
         return LOST_AFTER_CRASH

@@ -12,6 +12,8 @@ from typing import Any
 
 from harness.context import CheckContext
 from harness.dbt_invoke import DbtError, DbtSettings, list_nodes
+from harness.deliveries import DEFAULT_BATCH_PATTERN
+from harness.sources import SourceLoader, check_source_locations, declared_sources
 from harness.target import Refused, check_locations, default_profiles_dir, scratch_profile
 from harness.workspace import Progress
 
@@ -34,6 +36,7 @@ def open_session(
     sample_size: int = 5,
     progress: Progress = _silent,
     options: dict[str, Any] | None = None,
+    load_sources: bool = False,
 ) -> CheckContext:
     """Raises `Refused` (nothing was written outside `workdir`) or `DbtError`."""
     workdir.mkdir(parents=True, exist_ok=True)
@@ -65,6 +68,16 @@ def open_session(
     kwargs: dict[str, Any] = {}
     if batch_pattern is not None:
         kwargs["batch_pattern"] = batch_pattern
+    if load_sources:
+        tables = declared_sources(manifest_path)
+        check_source_locations(tables)
+        loader = SourceLoader(tables, batch_pattern or DEFAULT_BATCH_PATTERN)
+        if deliveries is not None:
+            from harness.deliveries import discover_batches
+
+            loader.expect(f for batch in discover_batches(deliveries, batch_pattern or DEFAULT_BATCH_PATTERN)
+                          for f in batch.files)
+        kwargs["loader"] = loader
     return CheckContext(
         settings=settings,
         workdir=workdir,

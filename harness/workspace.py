@@ -17,6 +17,7 @@ from harness.dbt_invoke import DbtRun, DbtSettings, invoke, read_run_results, su
 from harness.deliveries import land
 from harness.keys import KeyCheck, check_keys
 from harness.project import Project, load_manifest
+from harness.sources import SourceLoader
 from harness.warehouse import Snapshot, take_snapshot
 
 Progress = Callable[[str], None]
@@ -50,6 +51,29 @@ class Lane:
     judged: frozenset[str] | None = None  # nodes the check judges (None: all)
     project: Project | None = None  # from the lane's first run's manifest
     key_checks: list[KeyCheck] = field(default_factory=list)
+    # --load-sources: deliveries are rows appended to source tables in the warehouse, not
+    # files landed in a folder
+    loader: SourceLoader | None = None
+    rows_loaded: int = 0
+
+    def deliver(self, files: Sequence[Path] | Any) -> int:
+        """Deliver files: land them (landing folder mode), or append their rows to the
+        project's source tables (--load-sources). Returns how many files were delivered."""
+        files = list(files)
+        if self.loader is not None:
+            self.rows_loaded += self.loader.load(self.warehouse, files)
+        else:
+            land(files, self.landing)
+        return len(files)
+
+    def reset_deliveries(self, before: Sequence[Path], new: Sequence[Path]) -> None:
+        """After `restore` of the checkpoint taken once `before` was delivered: deliver `new`.
+        Source tables are part of the warehouse (the checkpoint holds `before`'s rows); a
+        landing folder is not, so it is emptied and gets both."""
+        if self.loader is not None:
+            self.deliver(new)
+        else:
+            self.reset_landing([*before, *new])
 
     @property
     def warehouse(self) -> Path:
@@ -94,7 +118,7 @@ class Lane:
             command,
             warehouse=self.warehouse,
             target_path=target,
-            landing=self.landing if uses_landing else None,
+            landing=self.landing if uses_landing and self.loader is None else None,
             select=select,
             full_refresh=full_refresh,
             extra_vars=extra_vars,
@@ -143,7 +167,7 @@ class Lane:
         log_file.unlink(missing_ok=True)  # dbt appends; keep one child's lines per file
         argv, env = subprocess_command(
             self.settings, command, warehouse=self.warehouse, target_path=target,
-            landing=self.landing, select=select, full_refresh=full_refresh,
+            landing=self.landing if self.loader is None else None, select=select, full_refresh=full_refresh,
         )
         self.progress(f"{self.root.name}: dbt {command} (child process {number}) ...")
         output = self.root / f"spawn_{number:02d}.log"

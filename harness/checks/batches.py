@@ -7,7 +7,7 @@ import time
 
 from harness.compare import Purpose, compare_snapshots
 from harness.context import CheckContext, finish, manifest_of
-from harness.deliveries import Batch, land, regroup
+from harness.deliveries import Batch, regroup
 from harness.project import Project
 from harness.results import CheckResult, Comparison
 from harness.warehouse import Snapshot
@@ -69,7 +69,7 @@ def variants(
 
 def _build(ctx: CheckContext, lane: Lane, split: list[Batch]) -> None:
     for batch in split:
-        land(batch.files, lane.landing)
+        lane.deliver(batch.files)
         lane.dbt("build", select=ctx.build_select)
 
 

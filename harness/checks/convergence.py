@@ -7,7 +7,7 @@ import time
 
 from harness.compare import Purpose, compare_snapshots
 from harness.context import CheckContext, finish, manifest_of
-from harness.deliveries import land
+
 from harness.results import CheckResult
 
 NAME = "convergence"
@@ -28,12 +28,12 @@ def run(ctx: CheckContext) -> CheckResult:
     batches = ctx.batches()
     incremental = ctx.lane(NAME, "batch_by_batch")
     for batch in batches:
-        land(batch.files, incremental.landing)
+        incremental.deliver(batch.files)
         incremental.dbt("build", select=ctx.build_select)
     project = manifest_of(incremental.runs[0])
 
     full = ctx.lane(NAME, "full_refresh")
-    files = land((f for batch in batches for f in batch.files), full.landing)
+    files = full.deliver(f for batch in batches for f in batch.files)
     full.dbt("build", select=ctx.build_select, full_refresh=True)
 
     comparison = compare_snapshots(
@@ -45,5 +45,5 @@ def run(ctx: CheckContext) -> CheckResult:
         selected=ctx.selected,
         sample_size=ctx.sample_size,
     )
-    exercised = {"batches built one by one": len(batches), "files": len(files)}
+    exercised = {"batches built one by one": len(batches), "files": files}
     return finish(NAME, started, [comparison], [incremental, full], ctx=ctx, exercised=exercised)

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from harness import childlog
 from harness.compare import Purpose, compare_snapshots
 from harness.context import CheckContext, annotate, key_figures, lane_findings, unexplained_errors
-from harness.deliveries import land
+
 from harness.project import build_order
 from harness.reference import Reference, build_reference
 from harness.results import CheckResult, Comparison, NotJudged, Status, Trial
@@ -45,15 +45,17 @@ HELP = (
     "compare with a clean build"
 )
 NEEDS_DELIVERIES = True
-DEFAULT_KILL_POINTS = 4
+DEFAULT_KILL_POINTS = 2
+DEFAULT_CRASH_POINTS = 3
 CHILD_TIMEOUT_S = 1800.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--crash-points", type=int, default=None, metavar="N",
-        help="between-model stops per crashed batch, spread over the build order "
-        "(default: after every model; 0: none)",
+        help="between-model stops per crashed batch, spread over the build order, first and "
+        f"last node included (default: {DEFAULT_CRASH_POINTS}; 0: none; a larger number than "
+        "the nodes: after every node)",
     )
     parser.add_argument(
         "--kill-points", type=int, default=DEFAULT_KILL_POINTS, metavar="N",
@@ -70,8 +72,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "a prefix of the build order (this project: rerun_safe_fail_model)",
     )
     parser.add_argument(
-        "--crash-batches", type=int, nargs="+", default=None, metavar="J",
-        help="batches to crash in, numbered from 1 in batch order (default: every batch)",
+        "--crash-batches", nargs="+", default=None, metavar="J",
+        help="batches to crash in, numbered from 1 in batch order (default: the middle one, "
+        "so a crash meets history before it and batches after it; `all`: every batch)",
     )
 
 
@@ -108,7 +111,13 @@ def kill_moments(duration: float, count: int, seed: int, batch: int) -> list[flo
 def _crash_batches(ctx: CheckContext, count: int) -> list[int]:
     chosen = ctx.option("crash_batches")
     if chosen is None:
+        return [(count + 1) // 2]
+    if [str(j) for j in chosen] == ["all"]:
         return list(range(1, count + 1))
+    try:
+        chosen = [int(j) for j in chosen]
+    except ValueError as exc:
+        raise ValueError(f"--crash-batches takes batch numbers or `all`, got {chosen}") from exc
     wrong = [j for j in chosen if not 1 <= j <= count]
     if wrong:
         raise ValueError(f"--crash-batches {wrong}: the deliveries have batches 1..{count}")
@@ -174,13 +183,14 @@ def _execution_window(ctx: CheckContext, ref: Reference, lane: Lane, batch: int)
     nodes, after start-up and parsing), the window the kill moments spread over. Returns
     (seconds, "") or (0, why it could not be measured)."""
     lane.restore(ref.checkpoints[batch - 1])
-    lane.reset_landing(ref.files_through(batch))
+    lane.reset_deliveries(ref.files_through(batch - 1), ref.batches[batch - 1].files)
     child = lane.spawn("build", select=ctx.build_select, target_name="target_child")
     executing = childlog.wait_for_execution(child.log_file, lambda: child.process.poll() is None)
     run = lane.collect(child, timeout=CHILD_TIMEOUT_S, record=False)
     ended = time.monotonic()
-    if not run.ok or executing is None:
-        why = "; ".join(run.problems) or "it never logged the start of its execution"
+    problems = unexplained_errors(ctx, NAME, run.problems)
+    if problems or executing is None:
+        why = "; ".join(problems) or "it never logged the start of its execution"
         return 0.0, f"{why} {childlog.error_message(child.log_file, child.output)}".strip()
     return ended - executing, ""
 
@@ -197,7 +207,7 @@ def _try(
     ctx: CheckContext, ref: Reference, lane: Lane, point: Point, number: int
 ) -> tuple[Trial, list[Comparison]]:
     lane.restore(ref.checkpoints[point.batch - 1])
-    lane.reset_landing(ref.files_through(point.batch))
+    lane.reset_deliveries(ref.files_through(point.batch - 1), ref.batches[point.batch - 1].files)
     outcome = point.stop(lane)
     errors: list[str] = []
     recovery = lane.dbt("build", select=ctx.build_select, record=False, keys=True)
@@ -220,7 +230,7 @@ def _try(
     last = len(ref.batches)
     if point.batch < last:
         for later in range(point.batch + 1, last + 1):
-            land(ref.batches[later - 1].files, lane.landing)
+            lane.deliver(ref.batches[later - 1].files)
             run = lane.dbt("build", select=ctx.build_select, record=False, keys=True)
             errors += [f"build of {ref.batch_label(later)}: {problem}" for problem in run.problems]
         final = lane.snapshot(f"{slug} continued", ref.project)
@@ -254,8 +264,8 @@ def run(ctx: CheckContext) -> CheckResult:
     started = time.monotonic()
     count = len(ctx.batches())
     crashed = _crash_batches(ctx, count)
-    ref = build_reference(ctx, NAME, snapshot_after=set(crashed) | {count})
-    problems = ref.lane.problems()
+    ref = build_reference(ctx, NAME)
+    problems = unexplained_errors(ctx, NAME, ref.lane.problems())
     if problems:
         return CheckResult(
             name=NAME, status=Status.ERROR, duration_s=time.monotonic() - started,
@@ -270,7 +280,7 @@ def run(ctx: CheckContext) -> CheckResult:
     }
     order = [ref.project.by_name(uid) for uid in build_order(ref.lane.runs[0].target_path, data_nodes)]
     names = [model.name for model in order]
-    cap = ctx.option("crash_points")
+    cap = ctx.option("crash_points", DEFAULT_CRASH_POINTS)
     kills = int(ctx.option("kill_points", DEFAULT_KILL_POINTS))
     seed = int(ctx.option("seed", 0))
 

@@ -7,7 +7,7 @@ import time
 
 from harness.compare import Purpose, compare_snapshots
 from harness.context import CheckContext, build_failed, finish, manifest_of
-from harness.deliveries import land
+
 from harness.results import CheckResult, Comparison
 
 NAME = "idempotency"
@@ -34,8 +34,7 @@ def run(ctx: CheckContext) -> CheckResult:
     lane = ctx.lane(NAME, "rerun")
     files = 0
     if ctx.deliveries is not None:
-        landed = land((f for batch in ctx.batches() for f in batch.files), lane.landing)
-        files = len(landed)
+        files = lane.deliver(f for batch in ctx.batches() for f in batch.files)
     uses_landing = ctx.deliveries is not None
     first = lane.dbt("build", select=ctx.build_select, uses_landing=uses_landing)
     failed = build_failed(NAME, started, lane, first)
@@ -44,7 +43,7 @@ def run(ctx: CheckContext) -> CheckResult:
     project = manifest_of(first)
     selected = ctx.selected
     comparisons: list[Comparison] = []
-    exercised: dict[str, object] = {"files landed": files}
+    exercised: dict[str, object] = {"files delivered": files}
     if ctx.option("per_model", False):
         models = [
             model for model in project.models

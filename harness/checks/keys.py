@@ -9,7 +9,7 @@ import argparse
 import time
 
 from harness.context import CheckContext, build_failed, finish
-from harness.deliveries import land
+
 from harness.results import CheckResult
 
 NAME = "keys"
@@ -30,7 +30,7 @@ def run(ctx: CheckContext) -> CheckResult:
     started = time.monotonic()
     lane = ctx.lane(NAME, "build")
     if ctx.deliveries is not None:
-        land((f for batch in ctx.batches() for f in batch.files), lane.landing)
+        lane.deliver(f for batch in ctx.batches() for f in batch.files)
     first = lane.dbt("build", select=ctx.build_select, uses_landing=ctx.deliveries is not None)
     failed = build_failed(NAME, started, lane, first)
     if failed is not None:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from harness.compare import Purpose, compare_snapshots
 from harness.context import CheckContext, finish, manifest_of
-from harness.deliveries import land, mark_unread, reads_observable, redeliver_new_names, redeliver_same_name, was_read
+from harness.deliveries import mark_unread, reads_observable, redeliver_new_names, redeliver_same_name, was_read
 from harness.results import CheckResult
 
 NAME = "replay"
@@ -41,11 +41,13 @@ def run(ctx: CheckContext) -> CheckResult:
     started = time.monotonic()
     lane = ctx.lane(NAME, "replayed")
     for batch in ctx.batches():
-        land(batch.files, lane.landing)
+        lane.deliver(batch.files)
         lane.dbt("build", select=ctx.build_select)
     project = manifest_of(lane.runs[0])
     selected = ctx.selected
     before = lane.snapshot("before replay", project)
+    if lane.loader is not None:
+        return _replay_sources(ctx, lane, project, before, started)
     observable = reads_observable(lane.root / "probe")
 
     touched = redeliver_same_name(lane.landing)
@@ -88,3 +90,21 @@ def run(ctx: CheckContext) -> CheckResult:
         nothing = "; ".join(unread) + " (does the model's file pattern match them?)"
     notes = [] if observable else ["whether the rebuild read the redelivered files is unknown: no access times here"]
     return finish(NAME, started, comparisons, [lane], notes, ctx=ctx, exercised=exercised, nothing=nothing)
+
+
+def _replay_sources(ctx: CheckContext, lane, project, before, started: float) -> CheckResult:
+    """--load-sources: the loader delivers every batch again (at least once: the same rows
+    appended a second time), then one rebuild; every table must stay as it was."""
+    loaded_before = lane.rows_loaded
+    files = lane.deliver(f for batch in ctx.batches() for f in batch.files)
+    appended = lane.rows_loaded - loaded_before
+    lane.dbt("build", select=ctx.build_select)
+    after = lane.snapshot("every batch loaded again", project)
+    comparison = compare_snapshots(
+        before, after, project,
+        label=f"{files} file(s) loaded again into the sources ({appended} rows appended)",
+        purpose=Purpose.REPLAY, selected=ctx.selected, sample_size=ctx.sample_size,
+    )
+    exercised: dict[str, object] = {"files loaded again": files, "rows appended to sources": appended}
+    nothing = None if appended else "loading the deliveries again appended no row to any source"
+    return finish(NAME, started, [comparison], [lane], ctx=ctx, exercised=exercised, nothing=nothing)
