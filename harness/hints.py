@@ -51,10 +51,12 @@ def hint_for(diff: TableDiff, check: str) -> str:
         return APPEND_DUPLICATES
     if check == "idempotency" and diff.key and diff.changed_columns and not (diff.keys_added or diff.keys_removed):
         return VOLATILE.format(columns=", ".join(sorted(diff.changed_columns)))
-    if check in ("convergence", "batches", "crash") and (diff.duplicate_keys_left or diff.duplicate_keys_right):
+    # right: the incremental (or crashed) side; left: the full refresh (or clean) side
+    if check in ("convergence", "batches", "crash") and diff.duplicate_keys_right:
         return DUPLICATE_KEY
     if check in ("convergence", "batches") and (
-        diff.keys_removed or (diff.surplus_left > 0 and not diff.changed_columns and not diff.duplicated_groups)
+        diff.keys_removed or removed_only
+        or (diff.surplus_left > 0 and not diff.changed_columns and not diff.duplicated_groups)
     ):
         return DROPPED_LATE
     if check == "crash" and (diff.keys_removed or removed_only):
@@ -63,6 +65,6 @@ def hint_for(diff: TableDiff, check: str) -> str:
         return ORDER_DEPENDENT
     if diff.duplicate_keys_left or diff.duplicate_keys_right:
         return DUPLICATE_KEY
-    if check != "idempotency" and diff.duplicated_groups:
+    if check != "idempotency" and diff.duplicated_groups and diff.surplus_right:
         return APPEND_DUPLICATES
     return ""

@@ -77,7 +77,7 @@ def model_tables(results: Sequence[CheckResult]) -> list[str]:
 def matrix(results: Sequence[CheckResult]) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the models x checks table ("= idempotency": that table's difference
     is reported under idempotency and not counted again)."""
-    shown = [r for r in results if r.name != "lateness"]
+    shown = [r for r in results if r.name != "lateness" and r.status is not Status.SKIPPED]
     header = ["model"] + [r.name for r in shown]
     rows = [[table.split(".")[-1]] + [_cell(r, table) for r in shown] for table in model_tables(results)]
     return header, rows

@@ -24,7 +24,7 @@ def test_idempotency_catches_blind_append_and_current_time(workdir: Path) -> Non
     assert set(current.changed_columns) == {"computed_at"}
     assert current.keys_changed == current.left_rows
     assert {table for table, where in result.failing_tables().items() if where != ["key check"]} == {
-        "blind_append", "current_time",
+        "blind_append", "current_time", "append_gte",
     }
     # The key check after every build: unique_keys that are not unique in the model's rows.
     assert {v.model for v in result.key_violations} == {"merge_non_unique", "lookback_zero"}
