@@ -45,10 +45,12 @@ def applies(ctx: CheckContext) -> str:
         return "needs --deliveries DIR (files with event and ingestion times)"
     wanted = {str(ctx.option("event_time_column", "event_time")), str(ctx.option("ingested_at_column", "ingested_at"))}
     headers: set[str] = set()
-    for batch in ctx.batches():
-        for path in batch.files:
-            with path.open(errors="replace") as handle:
-                headers |= {name.strip().strip('"') for name in handle.readline().rstrip("\r\n").split(",")}
+    csv_files = [path for batch in ctx.batches() for path in batch.files if path.suffix.lower() == ".csv"]
+    if not csv_files:
+        return "reads CSV deliveries only (these are Parquet)"
+    for path in csv_files:
+        with path.open(errors="replace") as handle:
+            headers |= {name.strip().strip('"') for name in handle.readline().rstrip("\r\n").split(",")}
     missing = sorted(wanted - headers)
     if missing:
         return (
@@ -77,7 +79,10 @@ def allowed_lateness(ctx: CheckContext) -> tuple[float, str]:
 
 def run(ctx: CheckContext) -> CheckResult:
     started = time.monotonic()
-    files = [f for batch in ctx.batches() for f in batch.files if f.stat().st_size > 0]
+    files = [
+        f for batch in ctx.batches() for f in batch.files
+        if f.suffix.lower() == ".csv" and f.stat().st_size > 0
+    ]
     if not files:
         raise ValueError("every delivery file is empty: no lateness to compute")
     event_col = str(ctx.option("event_time_column", "event_time"))
