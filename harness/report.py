@@ -272,7 +272,7 @@ def render_markdown(results: Sequence[CheckResult], summary_path: Path | None = 
             lines.append(f"- skipped: {_md_escape(result.reason)}")
             continue
         lines += [f"- **error**: {_md_escape(error)}" for error in result.errors]
-        lines += [f"- {_md_escape(line)}" for line in _finding_lines(result, "")]
+        lines += [f"- {_md_escape(line)}" for line in _finding_lines(result, "")] + [""]
         if result.trials:
             survived = sum(trial.survived for trial in result.trials)
             lines += [
