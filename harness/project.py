@@ -179,7 +179,12 @@ def load_manifest(target_path: Path) -> Project:
         meta.update(config.get("meta") or {})
         key = _as_key(config.get("unique_key"))
         key_source = "config" if key else ""
-        grains = [(key, "unique_key config")] if key else []
+        # A merge's unique_key is a grain (a key matching two rows breaks the merge); so is the
+        # key a non-incremental model declares. delete+insert and custom strategies take a key
+        # that may repeat (a partition, an event whose copies are replaced together).
+        strategy = str(config.get("incremental_strategy") or "").lower()
+        asserted = materialized != "incremental" or strategy == "merge"
+        grains = [(key, "unique_key config")] if key and asserted else []
         if not key and unique_id in tested_keys:
             key, key_source = tested_keys[unique_id]
         grains += [g for g in tested_grains.get(unique_id, []) if g[0] not in [k for k, _ in grains]]
