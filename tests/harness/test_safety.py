@@ -193,3 +193,20 @@ def test_a_profile_that_does_not_resolve_is_refused(tmp_path: Path, profile_erro
     assert done.returncode == 2, done.stdout + done.stderr
     assert "refused" in done.stderr
     assert not list(tmp_path.rglob("*.duckdb"))
+
+
+def test_the_scratch_profile_keeps_every_setting_but_the_location(tmp_path: Path) -> None:
+    import yaml
+
+    from harness.target import WAREHOUSE_ENV, scratch_profile
+
+    # This repository's own profile: a plugin, settings, an env var with a default.
+    scratch = scratch_profile(REPO, REPO, None, {}, tmp_path / "profile", threads=3)
+    written = yaml.safe_load((tmp_path / "profile" / "profiles.yml").read_text())
+    target = written["rerun_safe"]["outputs"]["rerun_safe_scratch"]
+    assert written["rerun_safe"]["target"] == "rerun_safe_scratch"
+    assert target["path"] == "{{ env_var('" + WAREHOUSE_ENV + "') }}"
+    assert target["plugins"] == [{"module": "rerun_safe_duckdb"}]
+    assert target["settings"]["preserve_insertion_order"] is True
+    assert target["threads"] == 3
+    assert scratch.user_target == "duckdb" and scratch.adapter == "duckdb"
