@@ -119,6 +119,16 @@ def lane_findings(ctx: CheckContext | None, check: str, lanes: Sequence[Lane]) -
     }
 
 
+def build_everything(ctx: CheckContext, name: str, lane_name: str, started: float) -> tuple[Lane, DbtRun, CheckResult | None]:
+    """A lane with every delivery (if any) delivered and one build: the start of keys and
+    idempotency. The third value is the ERROR result when that build failed."""
+    lane = ctx.lane(name, lane_name)
+    if ctx.deliveries is not None:
+        lane.deliver(f for batch in ctx.batches() for f in batch.files)
+    run = lane.dbt("build", select=ctx.build_select, uses_landing=ctx.deliveries is not None)
+    return lane, run, build_failed(name, started, lane, run)
+
+
 def build_failed(name: str, started: float, lane: Lane, run: DbtRun) -> CheckResult | None:
     """The check's first build failed: nothing can be judged; dbt's own error is the report."""
     if run.ok:

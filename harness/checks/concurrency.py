@@ -137,7 +137,6 @@ def _round(
 
 def run(ctx: CheckContext) -> CheckResult:
     started = time.monotonic()
-    count = len(ctx.batches())
     ref = build_reference(ctx, NAME)
     problems = unexplained_errors(ctx, NAME, ref.lane.problems())
     if problems:

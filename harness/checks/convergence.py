@@ -7,7 +7,6 @@ import time
 
 from harness.compare import Purpose, compare_snapshots
 from harness.context import CheckContext, finish, manifest_of
-
 from harness.results import CheckResult
 
 NAME = "convergence"

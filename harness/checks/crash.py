@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from harness import childlog
 from harness.compare import Purpose, compare_snapshots
 from harness.context import CheckContext, annotate, key_figures, lane_findings, unexplained_errors
-
 from harness.project import build_order
 from harness.reference import Reference, build_reference
 from harness.results import CheckResult, Comparison, NotJudged, Status, Trial

@@ -6,8 +6,7 @@ import argparse
 import time
 
 from harness.compare import Purpose, compare_snapshots
-from harness.context import CheckContext, build_failed, finish, manifest_of
-
+from harness.context import CheckContext, build_everything, finish, manifest_of
 from harness.results import CheckResult, Comparison
 
 NAME = "idempotency"
@@ -31,15 +30,11 @@ def applies(ctx: CheckContext) -> str:
 
 def run(ctx: CheckContext) -> CheckResult:
     started = time.monotonic()
-    lane = ctx.lane(NAME, "rerun")
-    files = 0
-    if ctx.deliveries is not None:
-        files = lane.deliver(f for batch in ctx.batches() for f in batch.files)
-    uses_landing = ctx.deliveries is not None
-    first = lane.dbt("build", select=ctx.build_select, uses_landing=uses_landing)
-    failed = build_failed(NAME, started, lane, first)
+    lane, first, failed = build_everything(ctx, NAME, "rerun", started)
     if failed is not None:
         return failed
+    uses_landing = ctx.deliveries is not None
+    files = sum(len(batch.files) for batch in ctx.batches()) if uses_landing else 0
     project = manifest_of(first)
     selected = ctx.selected
     comparisons: list[Comparison] = []

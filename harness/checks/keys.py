@@ -8,8 +8,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from harness.context import CheckContext, build_failed, finish
-
+from harness.context import CheckContext, build_everything, finish
 from harness.results import CheckResult
 
 NAME = "keys"
@@ -28,11 +27,7 @@ def applies(ctx: CheckContext) -> str:
 
 def run(ctx: CheckContext) -> CheckResult:
     started = time.monotonic()
-    lane = ctx.lane(NAME, "build")
-    if ctx.deliveries is not None:
-        lane.deliver(f for batch in ctx.batches() for f in batch.files)
-    first = lane.dbt("build", select=ctx.build_select, uses_landing=ctx.deliveries is not None)
-    failed = build_failed(NAME, started, lane, first)
+    lane, _, failed = build_everything(ctx, NAME, "build", started)
     if failed is not None:
         return failed
     checks = lane.key_checks
