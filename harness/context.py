@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from harness.dbt_invoke import DbtRun, DbtSettings
 from harness.deliveries import DEFAULT_BATCH_PATTERN, Batch, discover_batches
@@ -17,6 +17,9 @@ from harness.project import Project, load_manifest
 from harness.results import CheckResult, Comparison, Status
 from harness.sources import SourceLoader
 from harness.workspace import Lane, Progress
+
+
+T = TypeVar("T")
 
 
 def _silent(message: str) -> None:
@@ -80,6 +83,13 @@ class CheckContext:
     def option(self, name: str, default: Any = None) -> Any:
         value = self.options.get(name)
         return default if value is None else value
+
+    def typed(self, cls: type[T]) -> T:
+        """A check's options as its dataclass: the flags given (not None), the dataclass's own
+        defaults for the rest (a check's add_arguments leaves defaults to None, so each
+        default is written once)."""
+        given = {f.name: self.options[f.name] for f in fields(cls) if self.options.get(f.name) is not None}  # type: ignore[arg-type]
+        return cls(**given)
 
 
 def manifest_of(run: DbtRun) -> Project:

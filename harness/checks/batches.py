@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import dataclass
 
 from harness.compare import Purpose, compare_snapshots
 from harness.context import CheckContext, finish, manifest_of
@@ -21,11 +22,17 @@ NEEDS_DELIVERIES = True
 SPLITS = ("all", "coarse", "reverse")
 
 
+@dataclass(frozen=True)
+class Options:
+    keys_per_batch: int = 2
+    splits: tuple[str, ...] = SPLITS
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--keys-per-batch",
         type=int,
-        default=2,
+        default=None,
         metavar="N",
         help="size of the coarser split, in batch keys per build (default: 2)",
     )
@@ -75,10 +82,11 @@ def _build(ctx: CheckContext, lane: Lane, split: list[Batch]) -> None:
 
 def run(ctx: CheckContext) -> CheckResult:
     started = time.monotonic()
-    keys_per_batch = int(ctx.option("keys_per_batch", 2))
+    options = ctx.typed(Options)
+    keys_per_batch = options.keys_per_batch
     if keys_per_batch < 1:
         raise ValueError(f"--keys-per-batch must be at least 1, got {keys_per_batch}")
-    splits = variants(ctx.batches(), keys_per_batch, tuple(ctx.option("splits", SPLITS)))
+    splits = variants(ctx.batches(), keys_per_batch, tuple(options.splits))
     lanes: list[Lane] = []
     snapshots: list[Snapshot] = []
     project: Project | None = None

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import dataclass
 
 from harness import childlog
 from harness.compare import Purpose, compare_snapshots
@@ -43,9 +44,14 @@ CHILD_TIMEOUT_S = 1800.0
 ORDERS = (("A", "B"), ("B", "A"))
 
 
+@dataclass(frozen=True)
+class Options:
+    stagger: float = 0.0
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--stagger", type=float, default=0.0, metavar="SECONDS",
+        "--stagger", type=float, default=None, metavar="SECONDS",
         help="start the second build this long after the first (default: 0, together)",
     )
 
@@ -144,7 +150,7 @@ def run(ctx: CheckContext) -> CheckResult:
             name=NAME, status=Status.ERROR, duration_s=time.monotonic() - started,
             errors=["the clean build failed, so nothing can be judged against it:", *problems],
         )
-    stagger = float(ctx.option("stagger", 0.0))
+    stagger = ctx.typed(Options).stagger
     lane = ctx.lane(NAME, "shared")
     trials: list[Trial] = []
     shown: list[Comparison] = []

@@ -44,8 +44,19 @@ HELP = (
     "compare with a clean build"
 )
 NEEDS_DELIVERIES = True
-DEFAULT_KILL_POINTS = 2
-DEFAULT_CRASH_POINTS = 3
+
+
+@dataclass(frozen=True)
+class Options:
+    crash_points: int = 3
+    kill_points: int = 2
+    seed: int = 0
+    fault_var: str | None = None
+    crash_batches: tuple[str | int, ...] | None = None  # numbers, or ("all",); None: the middle one
+
+
+DEFAULT_KILL_POINTS = Options.kill_points
+DEFAULT_CRASH_POINTS = Options.crash_points
 CHILD_TIMEOUT_S = 1800.0
 
 
@@ -57,11 +68,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "the nodes: after every node)",
     )
     parser.add_argument(
-        "--kill-points", type=int, default=DEFAULT_KILL_POINTS, metavar="N",
+        "--kill-points", type=int, default=None, metavar="N",
         help=f"SIGKILLs of a child dbt build per crashed batch (default: {DEFAULT_KILL_POINTS}; 0: none)",
     )
     parser.add_argument(
-        "--seed", type=int, default=0, metavar="N",
+        "--seed", type=int, default=None, metavar="N",
         help="seed of the kill moments (default: 0); the same seed tries the same moments",
     )
     parser.add_argument(
@@ -108,7 +119,7 @@ def kill_moments(duration: float, count: int, seed: int, batch: int) -> list[flo
 
 
 def _crash_batches(ctx: CheckContext, count: int) -> list[int]:
-    chosen = ctx.option("crash_batches")
+    chosen = ctx.typed(Options).crash_batches
     if chosen is None:
         return [(count + 1) // 2]
     if [str(j) for j in chosen] == ["all"]:
@@ -271,7 +282,8 @@ def run(ctx: CheckContext) -> CheckResult:
             errors=["the clean build failed, so no crash can be judged against it:", *problems],
         )
     built = {node.unique_id for node in ref.lane.runs[0].nodes}
-    fault_var: str | None = ctx.option("fault_var")
+    options = ctx.typed(Options)
+    fault_var = options.fault_var
     kinds = ("model",) if fault_var else ("model", "seed", "snapshot")
     data_nodes = {
         model.unique_id for model in ref.project.models
@@ -279,9 +291,9 @@ def run(ctx: CheckContext) -> CheckResult:
     }
     order = [ref.project.by_name(uid) for uid in build_order(ref.lane.runs[0].target_path, data_nodes)]
     names = [model.name for model in order]
-    cap = ctx.option("crash_points", DEFAULT_CRASH_POINTS)
-    kills = int(ctx.option("kill_points", DEFAULT_KILL_POINTS))
-    seed = int(ctx.option("seed", 0))
+    cap: int | None = options.crash_points
+    kills = options.kill_points
+    seed = options.seed
 
     lane = ctx.lane(NAME, "crashed")
     trials: list[Trial] = []
