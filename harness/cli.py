@@ -19,11 +19,13 @@ from typing import Any
 import yaml
 
 from harness import checks, demo
-from harness.context import CheckContext
-from harness.dbt_invoke import DbtSettings
+from harness.dbt_invoke import DbtError, DbtSettings
 from harness.deliveries import DEFAULT_BATCH_PATTERN
 from harness.report import overall_exit_code, render_terminal, write_junit, write_markdown
 from harness.runner import run_checks
+from harness.results import CheckResult, Status
+from harness.session import NothingSelected, open_session
+from harness.target import Refused
 
 GENERATE_HELP = "write a folder of CSV deliveries (see `rerun-safe generate --help`)"
 
@@ -54,7 +56,20 @@ def _dbt_arguments() -> argparse.ArgumentParser:
     dbt.add_argument("--target", "-t", default=None, help="dbt target")
     dbt.add_argument(
         "--select", "-s", nargs="+", default=[], metavar="SELECTOR",
-        help="dbt selection for every build (default: the whole project)",
+        help="dbt selection of the nodes to judge (default: the whole project); every build "
+        "also builds their parents, so a selection of one model works",
+    )
+    dbt.add_argument("--exclude", nargs="+", default=[], metavar="SELECTOR", help="dbt --exclude")
+    dbt.add_argument("--threads", type=int, default=None, metavar="N", help="dbt threads")
+    dbt.add_argument(
+        "--state", type=Path, default=None, metavar="DIR",
+        help="folder of a manifest.json (e.g. main's) for `--select state:modified+`",
+    )
+    dbt.add_argument(
+        "--defer", action="store_true",
+        help="passed to dbt with --state; the harness still builds the parents of the "
+        "selection into its scratch warehouse from the deliveries, so nothing is read from "
+        "the state's warehouse",
     )
     dbt.add_argument("--vars", type=parse_vars, default={}, help="dbt vars, YAML or JSON, like dbt")
     dbt.add_argument(
@@ -70,6 +85,12 @@ def _common_arguments() -> argparse.ArgumentParser:
     data = common.add_argument_group("deliveries")
     data.add_argument("--deliveries", type=Path, default=None, metavar="DIR", help="folder of CSV delivery files")
     data.add_argument(
+        "--load-sources", action="store_true",
+        help="deliveries are batches of rows for the project's source() tables: the harness "
+        "appends each file to its table before each build (file 2026-11-01_raw_orders.csv or "
+        "raw_orders/batch=2026-11-01/*.parquet -> source table raw_orders), like an EL tool",
+    )
+    data.add_argument(
         "--batch-pattern", default=DEFAULT_BATCH_PATTERN, metavar="REGEX",
         help=f"file-name regex whose first group is the batch key (default: {DEFAULT_BATCH_PATTERN})",
     )
@@ -78,6 +99,15 @@ def _common_arguments() -> argparse.ArgumentParser:
     out.add_argument("--summary", type=Path, default=None, metavar="PATH", help="write a Markdown summary")
     out.add_argument("--sample-size", type=int, default=5, metavar="N", help="differing rows shown per table")
     out.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
+    which = common.add_argument_group("which checks (all)")
+    which.add_argument(
+        "--skip", nargs="+", default=[], metavar="CHECK", choices=[c.NAME for c in checks.CHECKS],
+        help="leave these checks out (listed as skipped, never failing)",
+    )
+    which.add_argument(
+        "--only", nargs="+", default=[], metavar="CHECK", choices=[c.NAME for c in checks.CHECKS],
+        help="run only these checks (the others are listed as skipped)",
+    )
     work = common.add_argument_group("work folder")
     work.add_argument("--work-dir", type=Path, default=None, metavar="DIR", help="where temp folders go")
     work.add_argument("--keep-work-dir", action="store_true", help="keep warehouses and snapshots")
@@ -137,6 +167,13 @@ def _settings(args: argparse.Namespace) -> DbtSettings | None:
     profiles_dir = args.profiles_dir
     if profiles_dir is None and (project_dir / "profiles.yml").exists():
         profiles_dir = project_dir
+    if getattr(args, "defer", False) and getattr(args, "state", None) is None:
+        print("rerun-safe: --defer needs --state DIR", file=sys.stderr)
+        return None
+    if getattr(args, "state", None) is not None and not (args.state / "manifest.json").exists():
+        print(f"rerun-safe: --state {args.state} has no manifest.json (dbt parse --target-path DIR makes one)",
+              file=sys.stderr)
+        return None
     return DbtSettings(
         project_dir=project_dir,
         profiles_dir=profiles_dir.resolve() if profiles_dir else None,
@@ -144,6 +181,10 @@ def _settings(args: argparse.Namespace) -> DbtSettings | None:
         vars=args.vars,
         landing_var=args.landing_var,
         show_dbt_output=args.show_dbt_output,
+        exclude=tuple(getattr(args, "exclude", ()) or ()),
+        state=args.state.resolve() if getattr(args, "state", None) else None,
+        defer=bool(getattr(args, "defer", False)),
+        threads=getattr(args, "threads", None),
     )
 
 
@@ -157,27 +198,50 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.command == "demo":
         return demo.run(args, settings)
-    selected: list[ModuleType] = list(checks.CHECKS) if args.command == "all" else [checks.by_name()[args.command]]
+    named = args.command != "all"
+    selected: list[ModuleType] = list(checks.CHECKS) if not named else [checks.by_name()[args.command]]
     needing = [check.NAME for check in selected if check.NEEDS_DELIVERIES]
-    if needing and args.deliveries is None:
+    if named and needing and args.deliveries is None:
         print(f"rerun-safe: {', '.join(needing)} needs --deliveries DIR", file=sys.stderr)
         return 2
+    skipped: dict[str, str] = {}
+    if not named:
+        for check in selected:
+            if check.NAME in args.skip:
+                skipped[check.NAME] = "skipped by --skip"
+            elif args.only and check.NAME not in args.only:
+                skipped[check.NAME] = "left out by --only"
     if args.work_dir is not None:
         args.work_dir.mkdir(parents=True, exist_ok=True)
     workdir = Path(tempfile.mkdtemp(prefix="rerun-safe-", dir=args.work_dir))
     started = time.monotonic()
-    ctx = CheckContext(
-        settings=settings,
-        workdir=workdir,
-        select=tuple(args.select),
-        deliveries=args.deliveries.resolve() if args.deliveries else None,
-        batch_pattern=args.batch_pattern,
-        sample_size=args.sample_size,
-        progress=_progress(args.quiet, started),
-        options=vars(args),
-    )
     try:
-        results = run_checks(selected, ctx)
+        try:
+            ctx = open_session(
+                settings, workdir,
+                select=tuple(args.select),
+                deliveries=args.deliveries.resolve() if args.deliveries else None,
+                batch_pattern=args.batch_pattern,
+                sample_size=args.sample_size,
+                progress=_progress(args.quiet, started),
+                options=vars(args),
+                load_sources=args.load_sources,
+            )
+        except Refused as exc:
+            print(f"rerun-safe: refused, nothing was built: {exc}", file=sys.stderr)
+            return 2
+        except NothingSelected as exc:
+            if not any("state:" in selector for selector in args.select):
+                print(f"rerun-safe: {exc}", file=sys.stderr)
+                return 2
+            # A pull request that changed no model: nothing to check is not an error.
+            reason = f"no node changed: {exc}"
+            results = [CheckResult(name=c.NAME, status=Status.SKIPPED, reason=reason) for c in selected]
+        except DbtError as exc:
+            print(f"rerun-safe: {exc}", file=sys.stderr)
+            return 2
+        else:
+            results = run_checks(selected, ctx, skipped=skipped, named=named)
     finally:
         if args.keep_work_dir:
             print(f"work folder kept: {workdir}", file=sys.stderr)

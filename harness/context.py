@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from harness.dbt_invoke import DbtRun, DbtSettings
 from harness.deliveries import DEFAULT_BATCH_PATTERN, Batch, discover_batches
+from harness.hints import hint_for
+from harness.keys import KeyViolation
 from harness.project import Project, load_manifest
 from harness.results import CheckResult, Comparison, Status
+from harness.sources import SourceLoader
 from harness.workspace import Lane, Progress
+
+
+T = TypeVar("T")
 
 
 def _silent(message: str) -> None:
@@ -21,23 +28,52 @@ def _silent(message: str) -> None:
 
 @dataclass(frozen=True)
 class CheckContext:
+    """Made by `harness.session.open_session`, after the target was resolved and checked:
+    `settings.scratch` is the harness's own profile, so every build goes to a scratch file."""
+
     settings: DbtSettings
     workdir: Path
-    select: tuple[str, ...] = ()
+    select: tuple[str, ...] = ()  # the user's --select
+    # unique_ids of the models/seeds/snapshots the selection (with --exclude, --state) matched:
+    # the nodes judged. None: the whole project.
+    selected: frozenset[str] | None = None
+    # what each build selects: the selected nodes and their parents (`+name`), so a selection
+    # of one model still builds what it reads. Empty: the whole project.
+    build_select: tuple[str, ...] = ()
     deliveries: Path | None = None
     batch_pattern: str = DEFAULT_BATCH_PATTERN
     sample_size: int = 5
     progress: Progress = _silent
     options: dict[str, Any] = field(default_factory=dict)
+    # table or model name -> the check that already reported its difference in this run
+    # (later checks list it once, and do not count it again)
+    explained: dict[str, str] = field(default_factory=dict)
+    # model name -> the check that already reported its duplicate keys (a build error of that
+    # model, such as a MERGE that matched two rows, is a consequence, not a new finding)
+    explained_keys: dict[str, str] = field(default_factory=dict)
+    # --load-sources: deliveries are appended to the project's source tables
+    loader: SourceLoader | None = None
+    shared: dict[str, Any] = field(default_factory=dict)  # built once per run (the reference)
+
+    def explains_error(self, problem: str, check: str) -> str:
+        """The earlier check that already reported the model a build error is about, or ""."""
+        match = re.search(r"\b(?:model|seed|snapshot)\.\w+\.(\w+): (?:error|runtime error)", problem)
+        name = match.group(1) if match else ""
+        for source in (self.explained_keys, self.explained):
+            if name and source.get(name, check) != check:
+                return source[name]
+        return ""
 
     def lane(self, check: str, name: str) -> Lane:
+        if self.settings.scratch is None:
+            raise RuntimeError("a check needs the harness's scratch profile (harness.session.open_session)")
         root = self.workdir / check / name
         root.mkdir(parents=True, exist_ok=True)
 
         def report(message: str) -> None:
             self.progress(f"[{check}] {message}")
 
-        return Lane(root=root, settings=self.settings, progress=report)
+        return Lane(root=root, settings=self.settings, progress=report, judged=self.selected, loader=self.loader)
 
     def batches(self) -> list[Batch]:
         if self.deliveries is None:
@@ -48,16 +84,93 @@ class CheckContext:
         value = self.options.get(name)
         return default if value is None else value
 
-
-def selected_nodes(run: DbtRun, select: Sequence[str]) -> set[str] | None:
-    """unique_ids a selection built, or None when the whole project was built."""
-    if not select:
-        return None
-    return {node.unique_id for node in run.nodes}
+    def typed(self, cls: type[T]) -> T:
+        """A check's options as its dataclass: the flags given (not None), the dataclass's own
+        defaults for the rest (a check's add_arguments leaves defaults to None, so each
+        default is written once)."""
+        given = {f.name: self.options[f.name] for f in fields(cls) if self.options.get(f.name) is not None}  # type: ignore[arg-type]
+        return cls(**given)
 
 
 def manifest_of(run: DbtRun) -> Project:
     return load_manifest(run.target_path)
+
+
+def annotate(ctx: CheckContext | None, check: str, comparisons: Sequence[Comparison]) -> None:
+    """Give every differing table its hint, and mark the ones an earlier check of this run
+    already reported (they are listed once, not counted again)."""
+    for comparison in comparisons:
+        for diff in comparison.diffs:
+            if diff.identical:
+                continue
+            diff.hint = hint_for(diff, check)
+            name = diff.table.split(".")[-1]
+            if ctx is not None and ctx.explained.get(name, check) != check:
+                diff.explained_by = ctx.explained[name]
+
+
+def lane_findings(ctx: CheckContext | None, check: str, lanes: Sequence[Lane]) -> dict[str, Any]:
+    """Build errors, key violations (one per model and grain), failing data tests and skipped
+    nodes of a check's lanes, as CheckResult fields."""
+    violations: dict[tuple[str, tuple[str, ...]], KeyViolation] = {}
+    for lane in lanes:
+        for checked in lane.key_checks:
+            for violation in checked.violations:
+                violations.setdefault((violation.model, violation.columns), violation)
+    for violation in violations.values():
+        if ctx is not None and ctx.explained_keys.get(violation.model, check) != check:
+            violation.explained_by = ctx.explained_keys[violation.model]
+    errors = [problem for lane in lanes for problem in lane.problems()]
+    return {
+        "errors": unexplained_errors(ctx, check, errors),
+        "key_violations": list(violations.values()),
+        "test_failures": sorted({f for lane in lanes for f in lane.test_failures()}),
+        "skipped_nodes": sorted({n for lane in lanes for n in lane.skipped_nodes()}),
+    }
+
+
+def build_everything(ctx: CheckContext, name: str, lane_name: str, started: float) -> tuple[Lane, DbtRun, CheckResult | None]:
+    """A lane with every delivery (if any) delivered and one build: the start of keys and
+    idempotency. The third value is the ERROR result when that build failed."""
+    lane = ctx.lane(name, lane_name)
+    if ctx.deliveries is not None:
+        lane.deliver(f for batch in ctx.batches() for f in batch.files)
+    run = lane.dbt("build", select=ctx.build_select, uses_landing=ctx.deliveries is not None)
+    return lane, run, build_failed(name, started, lane, run)
+
+
+def build_failed(name: str, started: float, lane: Lane, run: DbtRun) -> CheckResult | None:
+    """The check's first build failed: nothing can be judged; dbt's own error is the report."""
+    if run.ok:
+        return None
+    return CheckResult(
+        name=name, status=Status.ERROR, duration_s=time.monotonic() - started,
+        errors=[f"the first build failed, nothing could be judged: {run.problems[0]}", *run.problems[1:]],
+        test_failures=run.test_failures, skipped_nodes=run.skipped,
+    )
+
+
+def unexplained_errors(ctx: CheckContext | None, check: str, errors: list[str]) -> list[str]:
+    """Build errors, less those of models an earlier check already reported (listed once, in
+    `ctx.progress`, not counted again)."""
+    if ctx is None:
+        return errors
+    kept = []
+    for error in errors:
+        by = ctx.explains_error(error, check)
+        if by:
+            ctx.progress(f"[{check}] build error in a model already reported by {by}: {error.splitlines()[0][:160]}")
+        else:
+            kept.append(error)
+    return kept
+
+
+def key_figures(lanes: Sequence[Lane]) -> dict[str, object]:
+    checks = [checked for lane in lanes for checked in lane.key_checks]
+    return {
+        "builds key-checked": len(checks),
+        "grains asserted": sum(c.grains_checked for c in checks),
+    }
 
 
 def finish(
@@ -66,14 +179,40 @@ def finish(
     comparisons: list[Comparison],
     lanes: Sequence[Lane] = (),
     notes: Sequence[str] = (),
+    *,
+    ctx: CheckContext | None = None,
+    exercised: dict[str, object] | None = None,
+    nothing: str | None = None,
 ) -> CheckResult:
-    errors = [problem for lane in lanes for problem in lane.problems()]
-    passed = not errors and all(comparison.passed for comparison in comparisons)
+    """A result from comparisons and lanes. The check states what it exercised; `nothing`
+    (or no row in any judged table) makes it NOT_EXERCISED rather than a pass."""
+    annotate(ctx, name, comparisons)
+    findings = lane_findings(ctx, name, lanes)
+    figures: dict[str, object] = {
+        "tables judged": len({d.table for c in comparisons for d in c.diffs}),
+        "rows compared": sum(c.rows_compared for c in comparisons),
+    }
+    figures.update(exercised or {})
+    figures.update(key_figures(lanes))
+    failed = (
+        bool(findings["errors"])
+        or not all(comparison.passed for comparison in comparisons)
+        or any(not v.explained_by for v in findings["key_violations"])
+    )
+    if nothing is None:  # the default judgement: rows were compared
+        nothing = ""
+        if not comparisons:
+            nothing = "no comparison was made"
+        elif not figures["rows compared"]:
+            nothing = "every judged table was empty in every build: nothing was compared"
+    status = Status.FAIL if failed else (Status.NOT_EXERCISED if nothing else Status.PASS)
     return CheckResult(
         name=name,
-        status=Status.PASS if passed else Status.FAIL,
+        status=status,
         comparisons=comparisons,
-        errors=errors,
         notes=list(notes),
         duration_s=time.monotonic() - started,
+        exercised=figures,
+        reason=nothing if status is Status.NOT_EXERCISED else "",
+        **findings,
     )

@@ -12,9 +12,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.target import WAREHOUSE_ENV, ScratchProfile
+
+# The demo builds the user's own warehouse (make demo): its profile reads this env var.
 WAREHOUSE_ENV_VAR = "DBT_DUCKDB_PATH"
-# Statuses in run_results.json that mean the build did not do what it should.
-PROBLEM_STATUSES = {"error", "fail", "runtime error", "skipped"}
+# Statuses in run_results.json: a node that could not be built, a data test that failed (the
+# project's own finding, not the check's), a node dbt skipped (after one of those).
+ERROR_STATUSES = {"error", "runtime error"}
+TEST_FAILURE_STATUSES = {"fail"}
+SKIPPED_STATUSES = {"skipped"}
 
 
 @dataclass(frozen=True)
@@ -27,6 +33,13 @@ class DbtSettings:
     vars: dict[str, Any] = field(default_factory=dict)
     landing_var: str = "landing_path"
     show_dbt_output: bool = False
+    # The harness's own profile (harness.target): every check builds through it, into scratch
+    # locations. None only for the demo, which builds the warehouse it is given.
+    scratch: ScratchProfile | None = None
+    exclude: tuple[str, ...] = ()
+    state: Path | None = None  # --state DIR: a manifest to select state:modified against
+    defer: bool = False
+    threads: int | None = None
 
 
 @dataclass(frozen=True)
@@ -34,6 +47,10 @@ class NodeResult:
     unique_id: str
     status: str
     message: str
+
+
+    def line(self) -> str:
+        return f"{self.unique_id}: {self.status}: {self.message}".rstrip(": ")
 
 
 @dataclass
@@ -44,17 +61,33 @@ class DbtRun:
     nodes: list[NodeResult]
     error: str | None
     duration_s: float
+    log_excerpt: str = ""  # dbt's own error lines, when the run failed without node errors
 
     @property
     def problems(self) -> list[str]:
-        found = [
-            f"{node.unique_id}: {node.status}: {node.message}".rstrip(": ")
-            for node in self.nodes
-            if node.status in PROBLEM_STATUSES
-        ]
+        """What stopped the build: nodes in error, or dbt itself (with dbt's own message).
+        A failing data test and the nodes dbt skipped after it are not problems of the
+        build: see `test_failures` and `skipped`."""
+        found = [node.line() for node in self.nodes if node.status in ERROR_STATUSES]
         if self.error:
-            found.insert(0, self.error)
+            found.insert(0, self.error + (f" (dbt: {self.log_excerpt})" if self.log_excerpt and self.log_excerpt not in self.error else ""))
         return found
+
+    @property
+    def test_failures(self) -> list[str]:
+        return [node.line() for node in self.nodes if node.status in TEST_FAILURE_STATUSES]
+
+    @property
+    def skipped(self) -> list[str]:
+        return [node.unique_id for node in self.nodes if node.status in SKIPPED_STATUSES]
+
+    @property
+    def built(self) -> set[str]:
+        """Nodes the run built or ran without error (models, seeds, snapshots, tests)."""
+        return {
+            node.unique_id for node in self.nodes
+            if node.status not in ERROR_STATUSES | SKIPPED_STATUSES
+        }
 
     @property
     def ok(self) -> bool:
@@ -100,12 +133,24 @@ def build_args(
         "--log-path", str(target_path / "logs"),
         "--vars", json.dumps(run_vars),
     ]
-    if settings.profiles_dir is not None:
-        args += ["--profiles-dir", str(settings.profiles_dir)]
-    if settings.target:
-        args += ["--target", settings.target]
+    if settings.scratch is not None:
+        # The harness's own profile: one target, its location a scratch file (harness.target).
+        args += ["--profiles-dir", str(settings.scratch.profiles_dir)]
+    else:
+        if settings.profiles_dir is not None:
+            args += ["--profiles-dir", str(settings.profiles_dir)]
+        if settings.target:
+            args += ["--target", settings.target]
+        if settings.threads is not None:
+            args += ["--threads", str(settings.threads)]
     if select:
         args += ["--select", *select]
+    if settings.exclude and command != "parse":
+        args += ["--exclude", *settings.exclude]
+    if settings.state is not None and command != "parse":
+        args += ["--state", str(settings.state)]
+        if settings.defer and command in ("build", "run", "test", "seed", "snapshot"):
+            args.append("--defer")
     if full_refresh:
         args.append("--full-refresh")
     if not settings.show_dbt_output:
@@ -138,14 +183,16 @@ def invoke(
     target_path.mkdir(parents=True, exist_ok=True)
     run_results = target_path / "run_results.json"
     run_results.unlink(missing_ok=True)  # never read a previous run's outcome
+    log_file = target_path / "logs" / "dbt.log"
+    log_file.unlink(missing_ok=True)  # dbt appends; keep this run's lines only
     started = time.monotonic()
     try:
-        with _env(WAREHOUSE_ENV_VAR, str(warehouse)):
+        with _env(warehouse_env(settings), str(warehouse)):
             outcome = dbtRunner().invoke(args)
     finally:
         release_duckdb()
     duration = time.monotonic() - started
-    error = str(outcome.exception) if outcome.exception is not None else None
+    error = str(outcome.exception).strip() if outcome.exception is not None else None
     nodes = read_run_results(target_path)
     if not run_results.exists() and error is None:
         error = f"dbt {command} wrote no run_results.json in {target_path}"
@@ -154,7 +201,18 @@ def invoke(
             f"dbt {command} {' '.join(select) or '(whole project)'} selected no node: "
             "the selection matched nothing"
         )
-    return DbtRun(command, args, target_path, nodes, error, duration)
+    run = DbtRun(command, args, target_path, nodes, error, duration)
+    if error is not None:
+        from harness.childlog import error_message
+
+        run.log_excerpt = error_message(log_file)[:1500]
+    return run
+
+
+def warehouse_env(settings: DbtSettings) -> str:
+    """The env var that carries the warehouse file: the harness's own profile reads
+    WAREHOUSE_ENV; the demo's (the user's) profile reads DBT_DUCKDB_PATH."""
+    return WAREHOUSE_ENV if settings.scratch is not None else WAREHOUSE_ENV_VAR
 
 
 def release_duckdb() -> None:
@@ -202,7 +260,7 @@ def subprocess_command(
         log_level_file=log_level_file,
     )
     env = dict(os.environ)
-    env[WAREHOUSE_ENV_VAR] = str(warehouse)
+    env[warehouse_env(settings)] = str(warehouse)
     return argv, env
 
 
@@ -218,3 +276,40 @@ def read_run_results(target_path: Path) -> list[NodeResult]:
         )
         for entry in json.loads(run_results.read_text()).get("results", [])
     ]
+
+
+def list_nodes(
+    settings: DbtSettings,
+    *,
+    target_path: Path,
+    warehouse: Path,
+    select: Sequence[str] = (),
+    resource_types: Sequence[str] = ("model", "seed", "snapshot"),
+) -> list[str]:
+    """unique_ids of the nodes `dbt ls` selects (with the settings' --exclude and --state).
+    `dbt ls` parses the project and writes manifest.json; it connects to no warehouse."""
+    from dbt.cli.main import dbtRunner
+
+    args = build_args(settings, "ls", target_path=target_path, landing=None, select=select)
+    for kind in resource_types:
+        args += ["--resource-type", kind]
+    args += ["--output", "json", "--output-keys", "unique_id"]
+    target_path.mkdir(parents=True, exist_ok=True)
+    log_file = target_path / "logs" / "dbt.log"
+    try:
+        with _env(warehouse_env(settings), str(warehouse)):
+            outcome = dbtRunner().invoke(args)
+    finally:
+        release_duckdb()
+    if not outcome.success:
+        from harness.childlog import error_message
+
+        detail = str(outcome.exception).strip() if outcome.exception else error_message(log_file)
+        raise DbtError(f"dbt could not parse or select the project: {detail or 'no message'}")
+    ids = []
+    for line in outcome.result or []:
+        try:
+            ids.append(str(json.loads(line)["unique_id"]))
+        except (ValueError, KeyError, TypeError):
+            continue
+    return ids

@@ -69,6 +69,9 @@ class Model:
     unique_key: tuple[str, ...] = ()
     key_source: str = ""  # "config" | "unique test" | "unique_combination test" | ""
     rerun_safe: RerunSafeMeta = field(default_factory=RerunSafeMeta)
+    # Every declared grain, asserted unique after each build: the unique_key config and each
+    # unique / unique_combination test, with where it was declared.
+    grains: tuple[tuple[tuple[str, ...], str], ...] = ()
 
     @property
     def relation_key(self) -> tuple[str, str]:
@@ -134,10 +137,34 @@ def keys_from_tests(nodes: dict[str, Any]) -> dict[str, tuple[tuple[str, ...], s
     return keys
 
 
+def grains_from_tests(nodes: dict[str, Any]) -> dict[str, list[tuple[tuple[str, ...], str]]]:
+    """Every grain a model's data tests declare: each `unique` column, each unique
+    combination (a test with a `where` config is a partial grain and is left out)."""
+    grains: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+    for node in nodes.values():
+        metadata = node.get("test_metadata") or {}
+        model = node.get("attached_node")
+        if node.get("resource_type") != "test" or not model:
+            continue
+        if (node.get("config") or {}).get("where"):
+            continue
+        name, kwargs = metadata.get("name"), metadata.get("kwargs") or {}
+        if name == "unique" and kwargs.get("column_name"):
+            grain = ((str(kwargs["column_name"]),), "unique test")
+        elif name in UNIQUE_COMBINATION_TESTS and kwargs.get(UNIQUE_COMBINATION_TESTS[name]):
+            grain = (_as_key(kwargs[UNIQUE_COMBINATION_TESTS[name]]), f"{name} test")
+        else:
+            continue
+        if grain not in grains.setdefault(model, []):
+            grains[model].append(grain)
+    return grains
+
+
 def load_manifest(target_path: Path) -> Project:
     manifest = json.loads((target_path / "manifest.json").read_text())
     project_name = manifest.get("metadata", {}).get("project_name", "")
     tested_keys = keys_from_tests(manifest.get("nodes", {}))
+    tested_grains = grains_from_tests(manifest.get("nodes", {}))
     models: list[Model] = []
     for unique_id, node in manifest.get("nodes", {}).items():
         if node.get("resource_type") not in DATA_RESOURCE_TYPES:
@@ -152,8 +179,15 @@ def load_manifest(target_path: Path) -> Project:
         meta.update(config.get("meta") or {})
         key = _as_key(config.get("unique_key"))
         key_source = "config" if key else ""
+        # A merge's unique_key is a grain (a key matching two rows breaks the merge); so is the
+        # key a non-incremental model declares. delete+insert and custom strategies take a key
+        # that may repeat (a partition, an event whose copies are replaced together).
+        strategy = str(config.get("incremental_strategy") or "").lower()
+        asserted = materialized != "incremental" or strategy == "merge"
+        grains = [(key, "unique_key config")] if key and asserted else []
         if not key and unique_id in tested_keys:
             key, key_source = tested_keys[unique_id]
+        grains += [g for g in tested_grains.get(unique_id, []) if g[0] not in [k for k, _ in grains]]
         models.append(
             Model(
                 unique_id=unique_id,
@@ -166,6 +200,7 @@ def load_manifest(target_path: Path) -> Project:
                 unique_key=key,
                 key_source=key_source,
                 rerun_safe=RerunSafeMeta.from_meta(meta),
+                grains=tuple(grains),
             )
         )
     return Project(name=project_name, models=tuple(sorted(models, key=lambda m: m.unique_id)))

@@ -8,8 +8,8 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.context import CheckContext, manifest_of, selected_nodes
-from harness.deliveries import Batch, land
+from harness.context import CheckContext, manifest_of
+from harness.deliveries import Batch
 from harness.project import Project
 from harness.warehouse import Snapshot
 from harness.workspace import Lane
@@ -31,9 +31,19 @@ class Reference:
         return f"batch {batch_number}/{len(self.batches)} ({self.batches[batch_number - 1].key})"
 
 
-def build_reference(ctx: CheckContext, check: str, snapshot_after: Collection[int]) -> Reference:
-    """Build every batch in order in a clean lane; checkpoint after each batch, snapshot after
-    the batches in `snapshot_after` (numbered from 1)."""
+def build_reference(ctx: CheckContext, check: str) -> Reference:
+    """Build every batch in order in a clean lane; checkpoint and snapshot after each batch.
+    Built once per run: crash and concurrency share it (`ctx.shared`)."""
+    if "reference" in ctx.shared:
+        ctx.progress(f"[{check}] the clean batch-by-batch reference is reused")
+        return ctx.shared["reference"]
+    ref = _build_reference(ctx, check, range(1, len(ctx.batches()) + 1))
+    if not ref.lane.problems():
+        ctx.shared["reference"] = ref
+    return ref
+
+
+def _build_reference(ctx: CheckContext, check: str, snapshot_after: Collection[int]) -> Reference:
     batches = ctx.batches()
     lane = ctx.lane(check, "clean")
     project: Project | None = None
@@ -41,10 +51,10 @@ def build_reference(ctx: CheckContext, check: str, snapshot_after: Collection[in
     checkpoints: dict[int, Path | None] = {0: None}
     snapshots: dict[int, Snapshot] = {}
     for number, batch in enumerate(batches, start=1):
-        land(batch.files, lane.landing)
-        run = lane.dbt("build", select=ctx.select)
+        lane.deliver(batch.files)
+        run = lane.dbt("build", select=ctx.build_select)
         if project is None:
-            project, selected = manifest_of(run), selected_nodes(run, ctx.select)
+            project, selected = manifest_of(run), (None if ctx.selected is None else set(ctx.selected))
         checkpoints[number] = lane.save_checkpoint(f"after_batch_{number}")
         if number in snapshot_after:
             snapshots[number] = lane.snapshot(f"clean build after batch {number}", project)

@@ -9,16 +9,112 @@ from pathlib import Path
 
 from harness.results import CheckResult, Comparison, Status, TableDiff, Trial
 
-MARK = {Status.PASS: "PASS", Status.FAIL: "FAIL", Status.ERROR: "ERROR"}
+MARK = {
+    Status.PASS: "PASS", Status.FAIL: "FAIL", Status.ERROR: "ERROR",
+    Status.NOT_EXERCISED: "NOT EXERCISED", Status.SKIPPED: "SKIPPED",
+}
 
 
 def overall_exit_code(results: Sequence[CheckResult]) -> int:
-    """0 when every check passed, 1 when one failed, 2 when one could not run."""
+    """0 when every check passed (or was skipped), 1 when one failed or exercised nothing,
+    2 when one could not run."""
     if any(r.status is Status.ERROR for r in results):
         return 2
-    if any(r.status is Status.FAIL for r in results):
+    if any(r.status in (Status.FAIL, Status.NOT_EXERCISED) for r in results):
         return 1
     return 0
+
+
+def _cell(result: CheckResult, table: str) -> str:
+    """One cell of the models x checks table: DIFF, DUPLICATE KEYS, "= check" (differs as
+    that earlier check already reported), ok, not judged, or "-" (not compared here)."""
+    if result.status is Status.SKIPPED:
+        return "skipped"
+    if result.status is Status.ERROR:
+        return "error"
+    if result.status is Status.NOT_EXERCISED:
+        return "not exercised"
+    short = table.split(".")[-1]
+    duplicate = any(
+        v.table.split(".")[-1] == short and not v.explained_by for v in result.key_violations
+    )
+    seen = differs = False
+    explained = ""
+    not_judged = False
+    for comparison in result.comparisons:
+        for diff in comparison.diffs:
+            if diff.table.split(".")[-1] != short:
+                continue
+            seen = True
+            if not diff.identical and not diff.explained_by:
+                differs = True
+            elif not diff.identical:
+                explained = explained or diff.explained_by
+        not_judged = not_judged or any(nj.table.split(".")[-1] == short for nj in comparison.not_judged)
+    parts = []
+    if differs:
+        parts.append("DIFF")
+    if duplicate:
+        parts.append("DUPLICATE KEYS")
+    if parts:
+        return ", ".join(parts)
+    if explained:
+        return f"= {explained}"
+    if seen or result.trials or result.name == "keys":
+        return "ok"
+    return "not judged" if not_judged else "-"
+
+
+def model_tables(results: Sequence[CheckResult]) -> list[str]:
+    tables: set[str] = set()
+    for result in results:
+        for comparison in result.comparisons:
+            tables |= {diff.table for diff in comparison.diffs}
+        tables |= {violation.table for violation in result.key_violations}
+    return sorted(tables, key=lambda t: t.split(".")[-1])
+
+
+def matrix(results: Sequence[CheckResult]) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the models x checks table ("= idempotency": that table's difference
+    is reported under idempotency and not counted again)."""
+    shown = [r for r in results if r.name != "lateness" and r.status is not Status.SKIPPED]
+    header = ["model"] + [r.name for r in shown]
+    rows = [[table.split(".")[-1]] + [_cell(r, table) for r in shown] for table in model_tables(results)]
+    return header, rows
+
+
+def _matrix_lines(results: Sequence[CheckResult]) -> list[str]:
+    header, rows = matrix(results)
+    if not rows:
+        return []
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    lines = ["models x checks:"]
+    for row in [header, *rows]:
+        lines.append("  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+    return lines + [""]
+
+
+def _finding_lines(result: CheckResult, indent: str = "  ") -> list[str]:
+    lines = []
+    if result.reason:
+        lines.append(f"{indent}{'skipped' if result.status is Status.SKIPPED else 'not exercised'}: {result.reason}")
+    if result.exercised:
+        lines.append(f"{indent}exercised: " + ", ".join(f"{k} {v}" for k, v in result.exercised.items()))
+    for violation in result.key_violations:
+        if violation.explained_by:
+            lines.append(f"{indent}duplicate keys in {violation.model}: already reported by {violation.explained_by}")
+        else:
+            lines.append(f"{indent}DUPLICATE KEYS {violation.line()}")
+    for hint in result.hints():
+        lines.append(f"{indent}hint: {hint}")
+    if result.test_failures:
+        lines.append(
+            f"{indent}dbt data tests that failed (the project's own tests, reported here, not this "
+            f"check's verdict): " + "; ".join(f.splitlines()[0][:200] for f in result.test_failures)
+        )
+    if result.skipped_nodes:
+        lines.append(f"{indent}nodes dbt skipped after a failure upstream: {', '.join(result.skipped_nodes)}")
+    return lines
 
 
 def _diff_lines(diff: TableDiff, indent: str) -> list[str]:
@@ -27,6 +123,8 @@ def _diff_lines(diff: TableDiff, indent: str) -> list[str]:
     if diff.key and diff.key_source not in ("", "config"):
         key += f" from {diff.key_source}"
     lines = [f"{indent}{'ok  ' if diff.identical else 'DIFF'} {diff.table}{mode}{key}: {diff.summary()}"]
+    if diff.hint and not diff.identical:
+        lines.append(f"{indent}     hint: {diff.hint}")
     if diff.excluded_columns:
         lines.append(f"{indent}     excluded (meta.rerun_safe.volatile_columns): {', '.join(diff.excluded_columns)}")
     if diff.sample:
@@ -38,15 +136,23 @@ def _diff_lines(diff: TableDiff, indent: str) -> list[str]:
 def _comparison_lines(comparison: Comparison, verbose: bool = False) -> list[str]:
     lines = [f"  {comparison.label}  [- {comparison.left} | + {comparison.right}]"]
     def worth_a_line(diff: TableDiff) -> bool:
+        if diff.explained_by:
+            return False
         return verbose or not diff.identical or bool(diff.excluded_columns) or diff.mode != "exact"
 
-    plain = [d.table for d in comparison.diffs if not worth_a_line(d)]
+    plain = [d.table for d in comparison.diffs if not worth_a_line(d) and not d.explained_by]
+    explained = [d for d in comparison.diffs if d.explained_by and not d.identical]
     if plain and not verbose:
         lines.extend(
             textwrap.wrap(
                 f"ok   {len(plain)} identical: " + ", ".join(plain),
                 width=100, initial_indent="    ", subsequent_indent="           ",
             )
+        )
+    if explained:
+        lines.append(
+            "    ==   differs as already reported, not counted again: "
+            + ", ".join(f"{d.table} ({d.explained_by})" for d in explained)
         )
     for diff in comparison.diffs:
         if worth_a_line(diff):
@@ -69,11 +175,17 @@ def _trial_lines(trials: Sequence[Trial]) -> list[str]:
 
 def render_terminal(results: Sequence[CheckResult]) -> str:
     lines: list[str] = []
+    if len(results) > 1:
+        lines.extend(_matrix_lines(results))
     for result in results:
-        headline = "" if result.passed else f": {result.headline()}"
+        headline = "" if result.status is Status.PASS else f": {result.headline()}"
         lines.append(f"== {result.name}: {MARK[result.status]} ({result.duration_s:.1f} s){headline}")
+        if result.status is Status.SKIPPED:
+            lines.append("")
+            continue
         for error in result.errors:
             lines.append(f"  error: {error}")
+        lines.extend(_finding_lines(result))
         lines.extend(_trial_lines(result.trials))
         for comparison in result.comparisons:
             lines.extend(_comparison_lines(comparison))
@@ -87,6 +199,7 @@ def render_terminal(results: Sequence[CheckResult]) -> str:
     counts = {status: sum(r.status is status for r in results) for status in Status}
     lines.append(
         f"{len(results)} check(s): {counts[Status.PASS]} passed, {counts[Status.FAIL]} failed, "
+        f"{counts[Status.NOT_EXERCISED]} not exercised, {counts[Status.SKIPPED]} skipped, "
         f"{counts[Status.ERROR]} could not run"
     )
     return "\n".join(lines)
@@ -97,8 +210,9 @@ def write_junit(results: Sequence[CheckResult], path: Path) -> None:
         "testsuite",
         name="rerun-safe",
         tests=str(len(results)),
-        failures=str(sum(r.status is Status.FAIL for r in results)),
+        failures=str(sum(r.status in (Status.FAIL, Status.NOT_EXERCISED) for r in results)),
         errors=str(sum(r.status is Status.ERROR for r in results)),
+        skipped=str(sum(r.status is Status.SKIPPED for r in results)),
         time=f"{sum(r.duration_s for r in results):.3f}",
     )
     for result in results:
@@ -106,10 +220,16 @@ def write_junit(results: Sequence[CheckResult], path: Path) -> None:
             suite, "testcase", classname="rerun_safe", name=result.name, time=f"{result.duration_s:.3f}"
         )
         details = "\n".join(
-            _trial_lines(result.trials)
+            _finding_lines(result, "")
+            + _trial_lines(result.trials)
             + [line for comparison in result.comparisons for line in _comparison_lines(comparison, verbose=True)]
         )
-        if result.status is Status.FAIL:
+        if result.status is Status.SKIPPED:
+            ET.SubElement(case, "skipped", message=result.reason)
+        elif result.status is Status.NOT_EXERCISED:
+            failure = ET.SubElement(case, "failure", message="not exercised: " + result.reason)
+            failure.text = details
+        elif result.status is Status.FAIL:
             failure = ET.SubElement(case, "failure", message=result.headline() or "failed")
             failure.text = result.failure_message() + "\n\n" + details
         elif result.status is Status.ERROR:
@@ -132,16 +252,27 @@ def _md_escape(text: str) -> str:
 
 
 def render_markdown(results: Sequence[CheckResult], summary_path: Path | None = None) -> str:
-    icon = {Status.PASS: "✅ pass", Status.FAIL: "❌ fail", Status.ERROR: "⚠️ error"}
+    icon = {
+        Status.PASS: "✅ pass", Status.FAIL: "❌ fail", Status.ERROR: "⚠️ error",
+        Status.NOT_EXERCISED: "❌ not exercised", Status.SKIPPED: "⏭️ skipped",
+    }
     lines = ["## rerun-safe", "", "| check | result | time | finding |", "|---|---|---|---|"]
     for result in results:
         finding = result.headline()
         lines.append(
             f"| {result.name} | {icon[result.status]} | {result.duration_s:.1f} s | {_md_escape(finding)} |"
         )
+    header, rows = matrix(results)
+    if rows and len(results) > 1:
+        lines += ["", "### models × checks", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += ["| " + " | ".join(_md_escape(cell) for cell in row) + " |" for row in rows]
     for result in results:
         lines += ["", f"### {result.name}: {MARK[result.status]}", ""]
+        if result.status is Status.SKIPPED:
+            lines.append(f"- skipped: {_md_escape(result.reason)}")
+            continue
         lines += [f"- **error**: {_md_escape(error)}" for error in result.errors]
+        lines += [f"- {_md_escape(line)}" for line in _finding_lines(result, "")] + [""]
         if result.trials:
             survived = sum(trial.survived for trial in result.trials)
             lines += [
@@ -159,13 +290,16 @@ def render_markdown(results: Sequence[CheckResult], summary_path: Path | None = 
         for comparison in result.comparisons:
             lines += [f"**{comparison.label}** (- {comparison.left}, + {comparison.right})", "", "| table | result | excluded columns |", "|---|---|---|"]
             for diff in comparison.diffs:
-                lines.append(
-                    f"| `{diff.table}` | {'identical' if diff.identical else _md_escape(diff.summary())} "
-                    f"| {', '.join(diff.excluded_columns)} |"
-                )
+                if diff.identical:
+                    verdict = "identical"
+                elif diff.explained_by:
+                    verdict = f"differs as already reported by {diff.explained_by}"
+                else:
+                    verdict = _md_escape(diff.summary()) + (f" — hint: {_md_escape(diff.hint)}" if diff.hint else "")
+                lines.append(f"| `{diff.table}` | {verdict} | {', '.join(diff.excluded_columns)} |")
             for skipped in comparison.not_judged:
                 lines.append(f"| `{skipped.table}` | not judged: {_md_escape(skipped.reason)} | |")
-            samples = [diff for diff in comparison.diffs if diff.sample]
+            samples = [diff for diff in comparison.diffs if diff.sample and not diff.explained_by]
             for diff in samples:
                 lines += [
                     "", f"<details><summary>sample of <code>{diff.table}</code></summary>", "",

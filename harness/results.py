@@ -10,6 +10,8 @@ class Status(str, Enum):
     PASS = "pass"
     FAIL = "fail"
     ERROR = "error"  # the check could not run to a verdict
+    NOT_EXERCISED = "not exercised"  # it ran, but tried nothing (no row, no file read, no point)
+    SKIPPED = "skipped"  # not run: it does not apply to this project, or --skip / --only
 
 
 @dataclass
@@ -35,6 +37,13 @@ class TableDiff:
     keys_changed: int = 0
     changed_columns: dict[str, int] = field(default_factory=dict)
     sample: str = ""
+    explained_by: str = ""  # an earlier check already reported this table: not counted again
+    hint: str = ""  # the classic bug pattern this difference looks like (harness.hints)
+
+    @property
+    def judged_identical(self) -> bool:
+        """Identical, or its difference is already another check's finding."""
+        return self.identical or bool(self.explained_by)
 
     @property
     def identical(self) -> bool:
@@ -127,7 +136,11 @@ class Comparison:
 
     @property
     def passed(self) -> bool:
-        return all(diff.identical for diff in self.diffs)
+        return all(diff.judged_identical for diff in self.diffs)
+
+    @property
+    def rows_compared(self) -> int:
+        return sum(max(diff.left_rows, diff.right_rows) for diff in self.diffs)
 
     def diff_for(self, table: str) -> TableDiff:
         for diff in self.diffs:
@@ -146,6 +159,8 @@ class Trial:
     outcome: str = ""  # what happened, e.g. "killed during model main.x (3 of 9 done)"
     tables: list[str] = field(default_factory=list)  # differing tables, "name (kinds)"
     errors: list[str] = field(default_factory=list)  # builds that had to succeed and did not
+    explained: list[str] = field(default_factory=list)  # differing tables another check reported
+    reached: bool = True  # the point stopped the build where it meant to (a kill that hit a running build)
 
     def line(self) -> str:
         parts = [self.outcome] if self.outcome else []
@@ -166,24 +181,52 @@ class CheckResult:
     artifacts: dict[str, str] = field(default_factory=dict)
     trials: list[Trial] = field(default_factory=list)
     duration_s: float = 0.0
+    # What the check exercised ("rows compared": 120, "files read by the rebuild": 4, ...):
+    # a check that exercised nothing is NOT_EXERCISED, never PASS.
+    exercised: dict[str, object] = field(default_factory=dict)
+    reason: str = ""  # why it was skipped, or why it exercised nothing
+    key_violations: list = field(default_factory=list)  # harness.keys.KeyViolation
+    test_failures: list[str] = field(default_factory=list)  # the project's failing data tests
+    skipped_nodes: list[str] = field(default_factory=list)  # nodes dbt skipped (after a failure)
 
     @property
     def passed(self) -> bool:
-        return self.status is Status.PASS
+        return self.status in (Status.PASS, Status.SKIPPED)
 
     def failing_tables(self) -> dict[str, list[str]]:
-        """Table name -> labels of the comparisons in which it differs."""
+        """Table name -> labels of the comparisons in which it differs (differences another
+        check already reported are left out)."""
         failing: dict[str, list[str]] = {}
         for comparison in self.comparisons:
             for diff in comparison.diffs:
-                if not diff.identical:
+                if not diff.judged_identical:
                     failing.setdefault(diff.table.split(".")[-1], []).append(comparison.label)
+        for violation in self.key_violations:
+            if not violation.explained_by:
+                failing.setdefault(violation.table.split(".")[-1], []).append("key check")
         return failing
+
+    def hints(self) -> list[str]:
+        found = []
+        for comparison in self.comparisons:
+            for diff in comparison.diffs:
+                if diff.hint and not diff.judged_identical:
+                    line = f"{diff.table.split('.')[-1]}: {diff.hint}"
+                    if line not in found:
+                        found.append(line)
+        return found
 
     def headline(self) -> str:
         """One line for a table cell or a JUnit failure message."""
-        failing = sorted(self.failing_tables())
+        if self.status in (Status.SKIPPED, Status.NOT_EXERCISED):
+            return self.reason
+        failing = sorted(
+            table for table, labels in self.failing_tables().items() if labels != ["key check"] * len(labels)
+        )
         parts = []
+        unexplained = [v for v in self.key_violations if not v.explained_by]
+        if unexplained:
+            parts.append("duplicate keys in " + ", ".join(sorted({v.model for v in unexplained})))
         if self.errors:
             first = self.errors[0].splitlines()[0]
             more = f" (+{len(self.errors) - 1} more)" if len(self.errors) > 1 else ""
@@ -203,9 +246,13 @@ class CheckResult:
 
     def failure_message(self) -> str:
         lines = list(self.errors)
+        if self.reason:
+            lines.append(self.reason)
+        lines += [f"duplicate keys: {v.line()}" for v in self.key_violations if not v.explained_by]
         lines += [f"FAILED {trial.label}: {trial.line()}" for trial in self.trials if not trial.survived]
         for comparison in self.comparisons:
             for diff in comparison.diffs:
-                if not diff.identical:
+                if not diff.judged_identical:
                     lines.append(f"[{comparison.label}] {diff.table}: {diff.summary()}")
+        lines += [f"hint: {hint}" for hint in self.hints()]
         return "\n".join(lines)

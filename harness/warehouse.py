@@ -71,8 +71,8 @@ def take_snapshot(
     views whose (schema, name) is in freeze_views (the project's models), or all when None."""
     if not warehouse.exists():
         raise FileNotFoundError(
-            f"warehouse {warehouse} does not exist after dbt ran: does the profile read "
-            "env_var('DBT_DUCKDB_PATH')?"
+            f"warehouse {warehouse} does not exist after dbt ran: the build stopped before it "
+            "wrote anything (see the build's error above)"
         )
     dest_dir.mkdir(parents=True, exist_ok=True)
     copy = dest_dir / warehouse.name

@@ -15,7 +15,9 @@ from typing import Any
 
 from harness.dbt_invoke import DbtRun, DbtSettings, invoke, read_run_results, subprocess_command
 from harness.deliveries import land
-from harness.project import Project
+from harness.keys import KeyCheck, check_keys
+from harness.project import Project, load_manifest
+from harness.sources import SourceLoader
 from harness.warehouse import Snapshot, take_snapshot
 
 Progress = Callable[[str], None]
@@ -46,6 +48,32 @@ class Lane:
     runs: list[DbtRun] = field(default_factory=list)
     spawns: int = 0
     dbt_calls: int = 0
+    judged: frozenset[str] | None = None  # nodes the check judges (None: all)
+    project: Project | None = None  # from the lane's first run's manifest
+    key_checks: list[KeyCheck] = field(default_factory=list)
+    # --load-sources: deliveries are rows appended to source tables in the warehouse, not
+    # files landed in a folder
+    loader: SourceLoader | None = None
+    rows_loaded: int = 0
+
+    def deliver(self, files: Sequence[Path] | Any) -> int:
+        """Deliver files: land them (landing folder mode), or append their rows to the
+        project's source tables (--load-sources). Returns how many files were delivered."""
+        files = list(files)
+        if self.loader is not None:
+            self.rows_loaded += self.loader.load(self.warehouse, files)
+        else:
+            land(files, self.landing)
+        return len(files)
+
+    def reset_deliveries(self, before: Sequence[Path], new: Sequence[Path]) -> None:
+        """After `restore` of the checkpoint taken once `before` was delivered: deliver `new`.
+        Source tables are part of the warehouse (the checkpoint holds `before`'s rows); a
+        landing folder is not, so it is emptied and gets both."""
+        if self.loader is not None:
+            self.deliver(new)
+        else:
+            self.reset_landing([*before, *new])
 
     @property
     def warehouse(self) -> Path:
@@ -65,10 +93,13 @@ class Lane:
         extra_vars: dict[str, Any] | None = None,
         record: bool = True,
         target_name: str = "target",
+        keys: bool | None = None,
     ) -> DbtRun:
         """Run dbt in this process. `extra_vars` are added to the lane's vars (give such runs
         their own `target_name`, so partial parsing still applies to both kinds of runs);
-        `record=False` for a run that is meant to fail (a crash), so `problems()` skips it."""
+        `record=False` for a run that is meant to fail (a crash), so `problems()` skips it.
+        After a build or run, every grain of the judged models it built is asserted unique
+        (`keys`, default: `record`)."""
         self.warehouse.parent.mkdir(parents=True, exist_ok=True)
         self.dbt_calls += 1
         number = self.dbt_calls
@@ -87,7 +118,7 @@ class Lane:
             command,
             warehouse=self.warehouse,
             target_path=target,
-            landing=self.landing if uses_landing else None,
+            landing=self.landing if uses_landing and self.loader is None else None,
             select=select,
             full_refresh=full_refresh,
             extra_vars=extra_vars,
@@ -97,7 +128,23 @@ class Lane:
             self.runs.append(run)
         verdict = "ok" if run.ok else f"{len(run.problems)} problem(s)"
         self.progress(f"{self.root.name}: {what}: {verdict} in {run.duration_s:.1f}s")
+        if (record if keys is None else keys) and command in ("build", "run") and run.nodes:
+            self.check_keys(run, f"{self.root.name} run {number} (dbt {what[4:]})")
         return run
+
+    def check_keys(self, run: DbtRun, when: str) -> KeyCheck:
+        if self.project is None and (run.target_path / "manifest.json").exists():
+            self.project = load_manifest(run.target_path)
+        built = run.built if self.judged is None else run.built & self.judged
+        checked = check_keys(self.warehouse, self.project.models if self.project else (), built, when)
+        self.key_checks.append(checked)
+        return checked
+
+    def test_failures(self) -> list[str]:
+        return sorted({failure for run in self.runs for failure in run.test_failures})
+
+    def skipped_nodes(self) -> list[str]:
+        return sorted({node for run in self.runs for node in run.skipped})
 
     def spawn(
         self,
@@ -120,7 +167,7 @@ class Lane:
         log_file.unlink(missing_ok=True)  # dbt appends; keep one child's lines per file
         argv, env = subprocess_command(
             self.settings, command, warehouse=self.warehouse, target_path=target,
-            landing=self.landing, select=select, full_refresh=full_refresh,
+            landing=self.landing if self.loader is None else None, select=select, full_refresh=full_refresh,
         )
         self.progress(f"{self.root.name}: dbt {command} (child process {number}) ...")
         output = self.root / f"spawn_{number:02d}.log"

@@ -27,10 +27,11 @@ from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import dataclass
 
 from harness import childlog
 from harness.compare import Purpose, compare_snapshots
-from harness.context import CheckContext
+from harness.context import CheckContext, annotate, lane_findings, unexplained_errors
 from harness.dbt_invoke import DbtRun
 from harness.reference import Reference, build_reference
 from harness.results import CheckResult, Comparison, NotJudged, Status, Trial
@@ -43,18 +44,27 @@ CHILD_TIMEOUT_S = 1800.0
 ORDERS = (("A", "B"), ("B", "A"))
 
 
+@dataclass(frozen=True)
+class Options:
+    stagger: float = 0.0
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--stagger", type=float, default=0.0, metavar="SECONDS",
+        "--stagger", type=float, default=None, metavar="SECONDS",
         help="start the second build this long after the first (default: 0, together)",
     )
+
+
+def applies(ctx: CheckContext) -> str:
+    return "" if ctx.deliveries is not None else "needs --deliveries DIR (a batch to build twice at once)"
 
 
 def _differences(comparison: Comparison, when: str) -> list[str]:
     return [
         f"{diff.table.split('.')[-1]} ({', '.join(diff.kinds())}; {when})"
         for diff in comparison.diffs
-        if not diff.identical
+        if not diff.judged_identical
     ]
 
 
@@ -77,11 +87,11 @@ def _round(
     label = f"{first} started first, {second} {stagger:g} s later"
     last = len(ref.batches)
     lane.restore(ref.checkpoints[last - 1])
-    lane.reset_landing(ref.files_through(last))
-    spawned = {first: lane.spawn("build", select=ctx.select, target_name=f"target_{first}")}
+    lane.reset_deliveries(ref.files_through(last - 1), ref.batches[last - 1].files)
+    spawned = {first: lane.spawn("build", select=ctx.build_select, target_name=f"target_{first}")}
     if stagger > 0:
         time.sleep(stagger)
-    spawned[second] = lane.spawn("build", select=ctx.select, target_name=f"target_{second}")
+    spawned[second] = lane.spawn("build", select=ctx.build_select, target_name=f"target_{second}")
     runs = {
         name: (spawned[name], lane.collect(spawned[name], timeout=CHILD_TIMEOUT_S, record=False))
         for name in (first, second)
@@ -112,30 +122,35 @@ def _round(
         comparisons.append(
             compare_snapshots(clean, after, label=f"{label}: clean vs after both builds", **compare)  # type: ignore[arg-type]
         )
+        annotate(ctx, NAME, comparisons[-1:])
         tables += _differences(comparisons[-1], "after both builds")
     if failed:
-        follow_up = lane.dbt("build", select=ctx.select, record=False)
-        errors += [f"follow-up build: {problem}" for problem in follow_up.problems]
+        follow_up = lane.dbt("build", select=ctx.build_select, record=False, keys=True)
+        errors += unexplained_errors(ctx, NAME, [f"follow-up build: {problem}" for problem in follow_up.problems])
         after = lane.snapshot(f"{slug} after follow-up", ref.project)
         comparisons.append(
             compare_snapshots(clean, after, label=f"{label}: clean vs after a follow-up build", **compare)  # type: ignore[arg-type]
         )
+        annotate(ctx, NAME, comparisons[-1:])
         tables += _differences(comparisons[-1], "after the follow-up build")
     survived = not errors and all(c.passed for c in comparisons)
-    return Trial(label, survived, outcome, tables, errors), comparisons
+    explained = [
+        f"{d.table.split('.')[-1]} ({d.explained_by})" for c in comparisons for d in c.diffs
+        if d.explained_by and not d.identical
+    ]
+    return Trial(label, survived, outcome, tables, errors, explained=explained), comparisons
 
 
 def run(ctx: CheckContext) -> CheckResult:
     started = time.monotonic()
-    count = len(ctx.batches())
-    ref = build_reference(ctx, NAME, snapshot_after={count})
-    problems = ref.lane.problems()
+    ref = build_reference(ctx, NAME)
+    problems = unexplained_errors(ctx, NAME, ref.lane.problems())
     if problems:
         return CheckResult(
-            name=NAME, status=Status.FAIL, duration_s=time.monotonic() - started,
+            name=NAME, status=Status.ERROR, duration_s=time.monotonic() - started,
             errors=["the clean build failed, so nothing can be judged against it:", *problems],
         )
-    stagger = float(ctx.option("stagger", 0.0))
+    stagger = ctx.typed(Options).stagger
     lane = ctx.lane(NAME, "shared")
     trials: list[Trial] = []
     shown: list[Comparison] = []
@@ -154,7 +169,9 @@ def run(ctx: CheckContext) -> CheckResult:
             "(with retries.connect_attempts the second waits and builds again instead)"
         )
     notes += [f"not judged: {nj.table}: {nj.reason}" for nj in not_judged]
-    passed = all(trial.survived for trial in trials)
+    findings = lane_findings(ctx, NAME, [ref.lane, lane])
+    passed = all(trial.survived for trial in trials) and not findings["errors"] and not any(
+        not v.explained_by for v in findings["key_violations"])
     return CheckResult(
         name=NAME,
         status=Status.PASS if passed else Status.FAIL,
@@ -163,4 +180,6 @@ def run(ctx: CheckContext) -> CheckResult:
         metrics={f"{trial.label}": trial.outcome.split(":")[0] for trial in trials},
         trials=trials,
         duration_s=time.monotonic() - started,
+        exercised={"start orders tried": len(trials), "builds started": 2 * len(trials)},
+        **findings,
     )

@@ -6,8 +6,7 @@ import argparse
 import time
 
 from harness.compare import Purpose, compare_snapshots
-from harness.context import CheckContext, finish, manifest_of, selected_nodes
-from harness.deliveries import land
+from harness.context import CheckContext, finish, manifest_of
 from harness.results import CheckResult
 
 NAME = "convergence"
@@ -19,19 +18,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     del parser  # no options of its own
 
 
+def applies(ctx: CheckContext) -> str:
+    return "" if ctx.deliveries is not None else "needs --deliveries DIR (batches to build one by one)"
+
+
 def run(ctx: CheckContext) -> CheckResult:
     started = time.monotonic()
     batches = ctx.batches()
     incremental = ctx.lane(NAME, "batch_by_batch")
     for batch in batches:
-        land(batch.files, incremental.landing)
-        incremental.dbt("build", select=ctx.select)
+        incremental.deliver(batch.files)
+        incremental.dbt("build", select=ctx.build_select)
     project = manifest_of(incremental.runs[0])
-    selected = selected_nodes(incremental.runs[0], ctx.select)
 
     full = ctx.lane(NAME, "full_refresh")
-    land((f for batch in batches for f in batch.files), full.landing)
-    full.dbt("build", select=ctx.select, full_refresh=True)
+    files = full.deliver(f for batch in batches for f in batch.files)
+    full.dbt("build", select=ctx.build_select, full_refresh=True)
 
     comparison = compare_snapshots(
         full.snapshot("full refresh", project),
@@ -39,7 +41,8 @@ def run(ctx: CheckContext) -> CheckResult:
         project,
         label="batch by batch vs one full refresh",
         purpose=Purpose.CONVERGE,
-        selected=selected,
+        selected=ctx.selected,
         sample_size=ctx.sample_size,
     )
-    return finish(NAME, started, [comparison], [incremental, full])
+    exercised = {"batches built one by one": len(batches), "files": files}
+    return finish(NAME, started, [comparison], [incremental, full], ctx=ctx, exercised=exercised)

@@ -32,8 +32,7 @@ from dataclasses import dataclass
 
 from harness import childlog
 from harness.compare import Purpose, compare_snapshots
-from harness.context import CheckContext
-from harness.deliveries import land
+from harness.context import CheckContext, annotate, key_figures, lane_findings, unexplained_errors
 from harness.project import build_order
 from harness.reference import Reference, build_reference
 from harness.results import CheckResult, Comparison, NotJudged, Status, Trial
@@ -45,22 +44,35 @@ HELP = (
     "compare with a clean build"
 )
 NEEDS_DELIVERIES = True
-DEFAULT_KILL_POINTS = 4
+
+
+@dataclass(frozen=True)
+class Options:
+    crash_points: int = 3
+    kill_points: int = 2
+    seed: int = 0
+    fault_var: str | None = None
+    crash_batches: tuple[str | int, ...] | None = None  # numbers, or ("all",); None: the middle one
+
+
+DEFAULT_KILL_POINTS = Options.kill_points
+DEFAULT_CRASH_POINTS = Options.crash_points
 CHILD_TIMEOUT_S = 1800.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--crash-points", type=int, default=None, metavar="N",
-        help="between-model stops per crashed batch, spread over the build order "
-        "(default: after every model; 0: none)",
+        help="between-model stops per crashed batch, spread over the build order, first and "
+        f"last node included (default: {DEFAULT_CRASH_POINTS}; 0: none; a larger number than "
+        "the nodes: after every node)",
     )
     parser.add_argument(
-        "--kill-points", type=int, default=DEFAULT_KILL_POINTS, metavar="N",
+        "--kill-points", type=int, default=None, metavar="N",
         help=f"SIGKILLs of a child dbt build per crashed batch (default: {DEFAULT_KILL_POINTS}; 0: none)",
     )
     parser.add_argument(
-        "--seed", type=int, default=0, metavar="N",
+        "--seed", type=int, default=None, metavar="N",
         help="seed of the kill moments (default: 0); the same seed tries the same moments",
     )
     parser.add_argument(
@@ -70,9 +82,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "a prefix of the build order (this project: rerun_safe_fail_model)",
     )
     parser.add_argument(
-        "--crash-batches", type=int, nargs="+", default=None, metavar="J",
-        help="batches to crash in, numbered from 1 in batch order (default: every batch)",
+        "--crash-batches", nargs="+", default=None, metavar="J",
+        help="batches to crash in, numbered from 1 in batch order (default: the middle one, "
+        "so a crash meets history before it and batches after it; `all`: every batch)",
     )
+
+
+def applies(ctx: CheckContext) -> str:
+    return "" if ctx.deliveries is not None else "needs --deliveries DIR (batches to crash in)"
 
 
 @dataclass(frozen=True)
@@ -102,9 +119,15 @@ def kill_moments(duration: float, count: int, seed: int, batch: int) -> list[flo
 
 
 def _crash_batches(ctx: CheckContext, count: int) -> list[int]:
-    chosen = ctx.option("crash_batches")
+    chosen = ctx.typed(Options).crash_batches
     if chosen is None:
+        return [(count + 1) // 2]
+    if [str(j) for j in chosen] == ["all"]:
         return list(range(1, count + 1))
+    try:
+        chosen = [int(j) for j in chosen]
+    except ValueError as exc:
+        raise ValueError(f"--crash-batches takes batch numbers or `all`, got {chosen}") from exc
     wrong = [j for j in chosen if not 1 <= j <= count]
     if wrong:
         raise ValueError(f"--crash-batches {wrong}: the deliveries have batches 1..{count}")
@@ -126,7 +149,7 @@ def _fault_point(ctx: CheckContext, ref: Reference, batch: int, var: str, model:
 
     def stop(lane: Lane) -> str:
         run = lane.dbt(
-            "build", select=ctx.select, extra_vars={var: identifier}, record=False,
+            "build", select=ctx.build_select, extra_vars={var: identifier}, record=False,
             target_name="target_fault",
         )
         failed = [node for node in run.nodes if node.status == "error"]
@@ -148,7 +171,7 @@ def _kill_point(ctx: CheckContext, ref: Reference, batch: int, at: float, window
     label = f"{ref.batch_label(batch)}: SIGKILL {at:.2f} s into the build's execution (clean: {window:.2f} s)"
 
     def stop(lane: Lane) -> str:
-        child = lane.spawn("build", select=ctx.select, target_name="target_child")
+        child = lane.spawn("build", select=ctx.build_select, target_name="target_child")
         executing = childlog.wait_for_execution(child.log_file, lambda: child.process.poll() is None)
         if executing is not None:
             deadline = executing + at
@@ -170,13 +193,14 @@ def _execution_window(ctx: CheckContext, ref: Reference, lane: Lane, batch: int)
     nodes, after start-up and parsing), the window the kill moments spread over. Returns
     (seconds, "") or (0, why it could not be measured)."""
     lane.restore(ref.checkpoints[batch - 1])
-    lane.reset_landing(ref.files_through(batch))
-    child = lane.spawn("build", select=ctx.select, target_name="target_child")
+    lane.reset_deliveries(ref.files_through(batch - 1), ref.batches[batch - 1].files)
+    child = lane.spawn("build", select=ctx.build_select, target_name="target_child")
     executing = childlog.wait_for_execution(child.log_file, lambda: child.process.poll() is None)
     run = lane.collect(child, timeout=CHILD_TIMEOUT_S, record=False)
     ended = time.monotonic()
-    if not run.ok or executing is None:
-        why = "; ".join(run.problems) or "it never logged the start of its execution"
+    problems = unexplained_errors(ctx, NAME, run.problems)
+    if problems or executing is None:
+        why = "; ".join(problems) or "it never logged the start of its execution"
         return 0.0, f"{why} {childlog.error_message(child.log_file, child.output)}".strip()
     return ended - executing, ""
 
@@ -185,7 +209,7 @@ def _differences(comparison: Comparison, when: str) -> list[str]:
     return [
         f"{diff.table.split('.')[-1]} ({', '.join(diff.kinds())}; {when})"
         for diff in comparison.diffs
-        if not diff.identical
+        if not diff.judged_identical
     ]
 
 
@@ -193,10 +217,10 @@ def _try(
     ctx: CheckContext, ref: Reference, lane: Lane, point: Point, number: int
 ) -> tuple[Trial, list[Comparison]]:
     lane.restore(ref.checkpoints[point.batch - 1])
-    lane.reset_landing(ref.files_through(point.batch))
+    lane.reset_deliveries(ref.files_through(point.batch - 1), ref.batches[point.batch - 1].files)
     outcome = point.stop(lane)
     errors: list[str] = []
-    recovery = lane.dbt("build", select=ctx.select, record=False)
+    recovery = lane.dbt("build", select=ctx.build_select, record=False, keys=True)
     errors += [f"rebuild after the crash: {problem}" for problem in recovery.problems]
     slug = f"point_{number:03d}"
     compare = dict(
@@ -211,12 +235,13 @@ def _try(
             label=f"{point.label}: clean vs crashed and rebuilt", **compare,  # type: ignore[arg-type]
         )
     ]
+    annotate(ctx, NAME, comparisons[:1])
     tables = _differences(comparisons[0], "after the rebuild")
     last = len(ref.batches)
     if point.batch < last:
         for later in range(point.batch + 1, last + 1):
-            land(ref.batches[later - 1].files, lane.landing)
-            run = lane.dbt("build", select=ctx.select, record=False)
+            lane.deliver(ref.batches[later - 1].files)
+            run = lane.dbt("build", select=ctx.build_select, record=False, keys=True)
             errors += [f"build of {ref.batch_label(later)}: {problem}" for problem in run.problems]
         final = lane.snapshot(f"{slug} continued", ref.project)
         taken.append(final)
@@ -227,12 +252,21 @@ def _try(
                 **compare,  # type: ignore[arg-type]
             )
         )
+        annotate(ctx, NAME, comparisons[-1:])
         tables += _differences(comparisons[-1], f"after batch {last}")
+    explained = [
+        f"{diff.table.split('.')[-1]} ({diff.explained_by})"
+        for comparison in comparisons for diff in comparison.diffs if diff.explained_by and not diff.identical
+    ]
+    errors = unexplained_errors(ctx, NAME, errors)
     survived = not errors and all(comparison.passed for comparison in comparisons)
     if survived:  # keep the snapshots of failed points only (--keep-work-dir)
         for snapshot in taken:
             shutil.rmtree(snapshot.path.parent, ignore_errors=True)
-    trial = Trial(label=point.label, survived=survived, outcome=outcome, tables=tables, errors=errors)
+    trial = Trial(
+        label=point.label, survived=survived, outcome=outcome, tables=tables, errors=errors,
+        explained=explained, reached=not outcome.startswith("not interrupted"),
+    )
     return trial, comparisons
 
 
@@ -240,15 +274,16 @@ def run(ctx: CheckContext) -> CheckResult:
     started = time.monotonic()
     count = len(ctx.batches())
     crashed = _crash_batches(ctx, count)
-    ref = build_reference(ctx, NAME, snapshot_after=set(crashed) | {count})
-    problems = ref.lane.problems()
+    ref = build_reference(ctx, NAME)
+    problems = unexplained_errors(ctx, NAME, ref.lane.problems())
     if problems:
         return CheckResult(
-            name=NAME, status=Status.FAIL, duration_s=time.monotonic() - started,
+            name=NAME, status=Status.ERROR, duration_s=time.monotonic() - started,
             errors=["the clean build failed, so no crash can be judged against it:", *problems],
         )
     built = {node.unique_id for node in ref.lane.runs[0].nodes}
-    fault_var: str | None = ctx.option("fault_var")
+    options = ctx.typed(Options)
+    fault_var = options.fault_var
     kinds = ("model",) if fault_var else ("model", "seed", "snapshot")
     data_nodes = {
         model.unique_id for model in ref.project.models
@@ -256,9 +291,9 @@ def run(ctx: CheckContext) -> CheckResult:
     }
     order = [ref.project.by_name(uid) for uid in build_order(ref.lane.runs[0].target_path, data_nodes)]
     names = [model.name for model in order]
-    cap = ctx.option("crash_points")
-    kills = int(ctx.option("kill_points", DEFAULT_KILL_POINTS))
-    seed = int(ctx.option("seed", 0))
+    cap: int | None = options.crash_points
+    kills = options.kill_points
+    seed = options.seed
 
     lane = ctx.lane(NAME, "crashed")
     trials: list[Trial] = []
@@ -295,29 +330,50 @@ def run(ctx: CheckContext) -> CheckResult:
         ctx.progress(f"[{NAME}] point {number}: {'survived' if trial.survived else 'FAILED'}")
 
     interrupted = sum(t.outcome.startswith("killed") for t in trials)
+    kill_trials = sum("SIGKILL" in t.label for t in trials)
     metrics: dict[str, object] = {
         "points tried": len(trials),
         "survived": sum(t.survived for t in trials),
         "failed": sum(not t.survived for t in trials),
-        "between-model points": sum("SIGKILL" not in t.label for t in trials),
-        "kill points (interrupted a running build)": f"{sum('SIGKILL' in t.label for t in trials)} ({interrupted})",
         "build order": " > ".join(names),
         "crashed batches": ", ".join(ref.batch_label(j) for j in crashed),
     }
     if clean_child_s:
         metrics["clean child build, execution (s)"] = ", ".join(f"{k}: {v}" for k, v in clean_child_s.items())
+    exercised: dict[str, object] = {
+        "between-model stops": sum("SIGKILL" not in t.label for t in trials),
+        "kill points tried": kill_trials,
+        "kill points reached (killed a running build)": interrupted,
+    }
+    exercised.update(key_figures([ref.lane, lane]))
     notes = [f"{metrics['survived']} of {len(trials)} crash point(s) survived"]
+    if kill_trials and interrupted < kill_trials:
+        notes.append(f"{kill_trials - interrupted} kill point(s) came after the build had ended: not counted as reached")
+    explained = sorted({name for t in trials for name in t.explained})
+    if explained:
+        notes.append("differences already reported by an earlier check, not counted again: " + ", ".join(explained))
     notes += [f"not judged: {nj.table}: {nj.reason}" for nj in not_judged]
-    if not trials and not errors:
-        errors.append("no crash point to try: --crash-points 0 and --kill-points 0?")
-    passed = not errors and all(trial.survived for trial in trials)
+    findings = lane_findings(ctx, NAME, [ref.lane, lane])
+    findings["errors"] = errors + [e for e in findings["errors"] if e not in errors]
+    reached = sum(t.reached for t in trials)
+    reason = ""
+    if not reached and not errors:
+        reason = (
+            "no crash point reached: " + ("no point to try (--crash-points 0 and --kill-points 0?)"
+                                          if not trials else "every kill came after the build had ended")
+        )
+    failed = bool(findings["errors"]) or not all(trial.survived for trial in trials) or any(
+        not v.explained_by for v in findings["key_violations"])
+    status = Status.FAIL if failed else (Status.NOT_EXERCISED if reason else Status.PASS)
     return CheckResult(
         name=NAME,
-        status=Status.PASS if passed else Status.FAIL,
+        status=status,
         comparisons=failed_comparisons,
-        errors=errors,
         notes=notes,
         metrics=metrics,
         trials=trials,
         duration_s=time.monotonic() - started,
+        exercised=exercised,
+        reason=reason if status is Status.NOT_EXERCISED else "",
+        **findings,
     )

@@ -6,8 +6,7 @@ import argparse
 import time
 
 from harness.compare import Purpose, compare_snapshots
-from harness.context import CheckContext, finish, manifest_of, selected_nodes
-from harness.deliveries import land
+from harness.context import CheckContext, build_everything, finish, manifest_of
 from harness.results import CheckResult, Comparison
 
 NAME = "idempotency"
@@ -19,20 +18,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--per-model",
         action="store_true",
-        help="after one full build, run each selected model twice on its own and diff its table",
+        help="after one build of the selection and its parents, run each selected model twice "
+        "on its own and diff its table",
     )
+
+
+def applies(ctx: CheckContext) -> str:
+    del ctx
+    return ""
 
 
 def run(ctx: CheckContext) -> CheckResult:
     started = time.monotonic()
-    lane = ctx.lane(NAME, "rerun")
-    if ctx.deliveries is not None:
-        land((f for batch in ctx.batches() for f in batch.files), lane.landing)
+    lane, first, failed = build_everything(ctx, NAME, "rerun", started)
+    if failed is not None:
+        return failed
     uses_landing = ctx.deliveries is not None
-    first = lane.dbt("build", select=ctx.select, uses_landing=uses_landing)
+    files = sum(len(batch.files) for batch in ctx.batches()) if uses_landing else 0
     project = manifest_of(first)
-    selected = selected_nodes(first, ctx.select)
+    selected = ctx.selected
     comparisons: list[Comparison] = []
+    exercised: dict[str, object] = {"files delivered": files}
     if ctx.option("per_model", False):
         models = [
             model for model in project.models
@@ -53,10 +59,11 @@ def run(ctx: CheckContext) -> CheckResult:
             comparisons.append(comparison)
         skipped = [m.name for m in project.models if m.rerun_safe.compare == "skip"]
         notes = [f"not run on their own (compare = skip): {', '.join(skipped)}"] if skipped else []
-        return finish(NAME, started, comparisons, [lane], notes)
+        exercised["models run twice on their own"] = len(models)
+        return finish(NAME, started, comparisons, [lane], notes, ctx=ctx, exercised=exercised)
 
     before = lane.snapshot("after build 1", project)
-    lane.dbt("build", select=ctx.select, uses_landing=uses_landing)
+    lane.dbt("build", select=ctx.build_select, uses_landing=uses_landing)
     after = lane.snapshot("after build 2", project)
     comparisons.append(
         compare_snapshots(
@@ -64,4 +71,4 @@ def run(ctx: CheckContext) -> CheckResult:
             purpose=Purpose.RERUN, selected=selected, sample_size=ctx.sample_size,
         )
     )
-    return finish(NAME, started, comparisons, [lane])
+    return finish(NAME, started, comparisons, [lane], ctx=ctx, exercised=exercised)

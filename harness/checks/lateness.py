@@ -39,6 +39,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def applies(ctx: CheckContext) -> str:
+    """Lateness needs both timestamp columns in the deliveries' headers."""
+    if ctx.deliveries is None:
+        return "needs --deliveries DIR (files with event and ingestion times)"
+    wanted = {str(ctx.option("event_time_column", "event_time")), str(ctx.option("ingested_at_column", "ingested_at"))}
+    headers: set[str] = set()
+    csv_files = [path for batch in ctx.batches() for path in batch.files if path.suffix.lower() == ".csv"]
+    if not csv_files:
+        return "reads CSV deliveries only (these are Parquet)"
+    for path in csv_files:
+        with path.open(errors="replace") as handle:
+            headers |= {name.strip().strip('"') for name in handle.readline().rstrip("\r\n").split(",")}
+    missing = sorted(wanted - headers)
+    if missing:
+        return (
+            f"no column {', '.join(missing)} in the deliveries' headers (set --event-time-column "
+            "and --ingested-at-column)"
+        )
+    return ""
+
+
 def _parse(column: str) -> str:
     tries = ", ".join(f"try_strptime({quote(column)}, '{fmt}')" for fmt in TIMESTAMP_FORMATS)
     return f"coalesce({tries})"
@@ -58,7 +79,10 @@ def allowed_lateness(ctx: CheckContext) -> tuple[float, str]:
 
 def run(ctx: CheckContext) -> CheckResult:
     started = time.monotonic()
-    files = [f for batch in ctx.batches() for f in batch.files if f.stat().st_size > 0]
+    files = [
+        f for batch in ctx.batches() for f in batch.files
+        if f.suffix.lower() == ".csv" and f.stat().st_size > 0
+    ]
     if not files:
         raise ValueError("every delivery file is empty: no lateness to compute")
     event_col = str(ctx.option("event_time_column", "event_time"))
@@ -117,7 +141,10 @@ def run(ctx: CheckContext) -> CheckResult:
         hours_covering_share=round(covering, 3),
         whole_hours_covering_share=max(0, math.ceil(covering)),
     )
-    result = CheckResult(name=NAME, status=Status.PASS, metrics=metrics)
+    result = CheckResult(
+        name=NAME, status=Status.PASS, metrics=metrics,
+        exercised={"files read": len(files), "rows with both timestamps": parsed},
+    )
     result.notes.append(
         f"{beyond} of {parsed} rows ({beyond / parsed:.2%}) are later than {allowed:g} h "
         f"({allowed_source}) and would wait in the correction queue; "

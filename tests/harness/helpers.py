@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Any
 
 from harness import checks
-from harness.context import CheckContext
 from harness.dbt_invoke import DbtSettings
 from harness.results import CheckResult
 from harness.runner import run_check
+from harness.session import open_session
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 PROJECTS = FIXTURES / "projects"
@@ -23,14 +23,16 @@ def run_fixture_check(
     *,
     select: tuple[str, ...] = (),
     target: str | None = None,
+    deliveries: Path | None = DELIVERIES,
+    project_dir: Path | None = None,
     **options: Any,
 ) -> CheckResult:
-    project_dir = PROJECTS / project
-    ctx = CheckContext(
-        settings=DbtSettings(project_dir=project_dir, profiles_dir=project_dir, target=target),
-        workdir=workdir,
+    project_dir = project_dir or PROJECTS / project
+    ctx = open_session(
+        DbtSettings(project_dir=project_dir, profiles_dir=project_dir, target=target),
+        workdir,
         select=select,
-        deliveries=DELIVERIES,
+        deliveries=deliveries,
         options=options,
     )
     return run_check(checks.by_name()[check], ctx)

@@ -73,7 +73,7 @@ def test_a_selection_that_matches_nothing_is_an_error(tmp_path: Path, capsys) ->
         "--select", "no_such_model", "--work-dir", str(tmp_path), "--quiet",
     ])
     assert code == 2
-    assert "matched nothing" in capsys.readouterr().out
+    assert "matched nothing" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
@@ -99,8 +99,21 @@ def test_vars_are_read_like_dbt(capsys) -> None:
 def test_missing_project_or_deliveries_is_an_error(tmp_path: Path, capsys) -> None:
     assert main(["idempotency", "--project-dir", str(tmp_path)]) == 2
     assert "no dbt_project.yml" in capsys.readouterr().err
-    assert main(["all", "--project-dir", str(PROJECTS / "correct")]) == 2
-    assert "convergence, replay, batches, crash, concurrency, lateness needs --deliveries DIR" in capsys.readouterr().err
+    assert main(["replay", "--project-dir", str(PROJECTS / "correct")]) == 2
+    assert "replay needs --deliveries DIR" in capsys.readouterr().err
+
+
+def test_all_without_deliveries_skips_what_needs_them_and_shows_dbts_error(tmp_path: Path, capsys) -> None:
+    # The fixture reads landing/*.csv: without deliveries its first build fails. keys and
+    # idempotency could not run (exit 2) and say why in dbt's own words; the rest is skipped.
+    code = main(["all", "--project-dir", str(PROJECTS / "correct"), "--work-dir", str(tmp_path), "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 2, out
+    assert "== keys: ERROR" in out and "== idempotency: ERROR" in out
+    assert 'No files found that match the pattern "landing/*.csv"' in out
+    assert "nodes dbt skipped after a failure upstream: model.fixture_correct.current_events" in out
+    assert "== replay: SKIPPED (0.0 s): does not apply: needs --deliveries DIR" in out
+    assert "6 skipped, 2 could not run" in out
 
 
 def test_demo_builds_batch_by_batch_and_prints_tables(tmp_path: Path, capsys) -> None:

@@ -41,4 +41,4 @@ def test_landing_keeps_mtimes_and_redelivery_changes_them(tmp_path: Path) -> Non
     redeliver_same_name(tmp_path)
     assert landed.stat().st_mtime > before and landed.read_bytes() == source.read_bytes()
     (copy,) = redeliver_new_names(tmp_path)
-    assert copy.name == "2026-11-02_a__redelivered.csv" and copy.read_bytes() == source.read_bytes()
+    assert copy.name == "2026-11-02_redelivered_a.csv" and copy.read_bytes() == source.read_bytes()

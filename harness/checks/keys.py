@@ -1,0 +1,48 @@
+"""Keys: after one build of every delivery, each declared grain of each model is unique.
+
+Every other check asserts the same after each of its own builds (harness.keys); this one runs
+first in `all`, so a key that is not unique is reported once, here, with the duplicate keys."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from harness.context import CheckContext, build_everything, finish
+from harness.results import CheckResult
+
+NAME = "keys"
+HELP = "build once; every unique_key and declared grain (unique / unique_combination tests) must be unique"
+NEEDS_DELIVERIES = False
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    del parser
+
+
+def applies(ctx: CheckContext) -> str:
+    del ctx
+    return ""
+
+
+def run(ctx: CheckContext) -> CheckResult:
+    started = time.monotonic()
+    lane, _, failed = build_everything(ctx, NAME, "build", started)
+    if failed is not None:
+        return failed
+    checks = lane.key_checks
+    grains = sum(c.grains_checked for c in checks)
+    rows = sum(c.rows_checked for c in checks)
+    notes = [f"not checked: {why}" for c in checks for why in c.not_checked]
+    nothing = ""
+    if not grains:
+        nothing = "no built model declares a grain (unique_key config, unique or unique_combination test)"
+    elif not rows:
+        nothing = "every model with a declared grain was empty: no key was checked"
+    result = finish(
+        NAME, started, [], [lane], notes, ctx=ctx,
+        exercised={"grains asserted": grains, "rows checked": rows}, nothing=nothing,
+    )
+    result.exercised.pop("tables judged", None)
+    result.exercised.pop("rows compared", None)
+    return result

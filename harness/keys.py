@@ -1,0 +1,104 @@
+"""The key check run after every build: each declared grain of each built model is unique.
+
+A grain is a model's `unique_key` config or a `unique` / `unique_combination` data test on it
+(harness.project). Rows whose key columns are all NULL are left out, as dbt's `unique` test
+does. A violation names the duplicate keys (a sample, with their row counts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from harness.diff import quote
+from harness.project import Model
+
+SAMPLE_KEYS = 5
+
+
+@dataclass
+class KeyViolation:
+    model: str  # model name
+    table: str  # schema.identifier
+    columns: tuple[str, ...]
+    declared_by: str  # "unique_key config", "unique test", ...
+    duplicate_keys: int  # keys held by more than one row
+    extra_rows: int  # rows beyond one per key
+    sample: list[str] = field(default_factory=list)  # "(k1, k2) x3"
+    when: str = ""  # which build found it
+    explained_by: str = ""  # an earlier check that already reported this model
+
+    def line(self) -> str:
+        keys = ", ".join(self.sample)
+        more = f" (+{self.duplicate_keys - len(self.sample)} more)" if self.duplicate_keys > len(self.sample) else ""
+        return (
+            f"{self.model}: ({', '.join(self.columns)}) [{self.declared_by}] is not unique: "
+            f"{self.duplicate_keys} duplicate key(s), {self.extra_rows} extra row(s): {keys}{more}"
+            + (f" [{self.when}]" if self.when else "")
+        )
+
+
+@dataclass
+class KeyCheck:
+    """What one key check of one warehouse did."""
+
+    violations: list[KeyViolation] = field(default_factory=list)
+    grains_checked: int = 0
+    rows_checked: int = 0
+    not_checked: list[str] = field(default_factory=list)  # "model: why"
+
+
+def check_keys(warehouse: Path, models: Iterable[Model], built: Collection[str], when: str = "") -> KeyCheck:
+    """Assert every grain of the `built` models (unique_ids) in a DuckDB file dbt has let go."""
+    result = KeyCheck()
+    wanted = [m for m in models if m.unique_id in built and m.grains and m.rerun_safe.compare != "skip"]
+    if not wanted or not warehouse.exists():
+        return result
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        for model in wanted:
+            relation = f"{quote(model.schema)}.{quote(model.identifier)}"
+            try:
+                columns = {str(row[0]).lower() for row in con.execute(f"describe {relation}").fetchall()}
+                rows = int(con.execute(f"select count(*) from {relation}").fetchone()[0])  # type: ignore[index]
+            except duckdb.Error as exc:
+                result.not_checked.append(f"{model.name}: {str(exc).splitlines()[0]}")
+                continue
+            for grain, declared_by in model.grains:
+                missing = [c for c in grain if c.lower() not in columns]
+                if missing:
+                    result.not_checked.append(
+                        f"{model.name}: grain ({', '.join(grain)}) [{declared_by}]: no column {', '.join(missing)}"
+                    )
+                    continue
+                result.grains_checked += 1
+                result.rows_checked += rows
+                violation = _duplicates(con, relation, model, grain, declared_by, when)
+                if violation is not None:
+                    result.violations.append(violation)
+    finally:
+        con.close()
+    return result
+
+
+def _duplicates(
+    con: duckdb.DuckDBPyConnection, relation: str, model: Model, grain: tuple[str, ...], declared_by: str, when: str
+) -> KeyViolation | None:
+    cols = ", ".join(quote(c) for c in grain)
+    not_all_null = " or ".join(f"{quote(c)} is not null" for c in grain)
+    duplicates = f"select {cols}, count(*) as __n from {relation} where {not_all_null} group by all having count(*) > 1"
+    row = con.execute(f"select count(*), coalesce(sum(__n - 1), 0) from ({duplicates})").fetchone()
+    if not row or not row[0]:
+        return None
+    sample = con.execute(f"select * from ({duplicates}) order by __n desc, {cols} limit {SAMPLE_KEYS}").fetchall()
+    shown = [
+        ("(" + ", ".join(repr(v) for v in values[:-1]) + ")" if len(grain) > 1 else repr(values[0])) + f" x{values[-1]}"
+        for values in sample
+    ]
+    return KeyViolation(
+        model=model.name, table=model.display_name, columns=grain, declared_by=declared_by,
+        duplicate_keys=int(row[0]), extra_rows=int(row[1]), sample=shown, when=when,
+    )

@@ -1,0 +1,95 @@
+"""Before any build: resolve the user's profile and target, write the harness's own profile
+(scratch locations only), parse the project and resolve the selection, and refuse what would
+write anywhere else. Every check runs in the CheckContext this returns."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from harness.context import CheckContext
+from harness.dbt_invoke import DbtError, DbtSettings, list_nodes
+from harness.deliveries import DEFAULT_BATCH_PATTERN
+from harness.sources import SourceLoader, check_source_locations, declared_sources
+from harness.target import Refused, check_locations, default_profiles_dir, scratch_profile
+from harness.workspace import Progress
+
+
+class NothingSelected(DbtError):
+    """The selection matched no model, seed or snapshot."""
+
+
+def _silent(message: str) -> None:
+    del message
+
+
+def open_session(
+    settings: DbtSettings,
+    workdir: Path,
+    *,
+    select: Sequence[str] = (),
+    deliveries: Path | None = None,
+    batch_pattern: str | None = None,
+    sample_size: int = 5,
+    progress: Progress = _silent,
+    options: dict[str, Any] | None = None,
+    load_sources: bool = False,
+) -> CheckContext:
+    """Raises `Refused` (nothing was written outside `workdir`) or `DbtError`."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    profiles_dir = default_profiles_dir(settings.project_dir, settings.profiles_dir)
+    scratch = scratch_profile(
+        settings.project_dir, profiles_dir, settings.target, settings.vars,
+        workdir / "profile", threads=settings.threads,
+    )
+    settings = dataclasses.replace(settings, scratch=scratch)
+    progress(f"target: {scratch.describe()}")
+    preflight = workdir / "preflight"
+    ids = list_nodes(
+        settings, target_path=preflight / "target", warehouse=preflight / "warehouse" / "warehouse.duckdb",
+        select=select,
+    )
+    manifest_path = preflight / "target" / "manifest.json"
+    check_locations(manifest_path, scratch.adapter)
+    narrowed = bool(select) or bool(settings.exclude)
+    if narrowed and not ids:
+        raise NothingSelected(
+            f"--select {' '.join(select) or '(all)'}"
+            + (f" --exclude {' '.join(settings.exclude)}" if settings.exclude else "")
+            + " selected no model, seed or snapshot: the selection matched nothing"
+        )
+    build_select: tuple[str, ...] = ()
+    if narrowed:
+        nodes = json.loads(manifest_path.read_text()).get("nodes", {})
+        build_select = tuple(sorted({"+" + str(nodes[uid]["name"]) for uid in ids if uid in nodes}))
+    kwargs: dict[str, Any] = {}
+    if batch_pattern is not None:
+        kwargs["batch_pattern"] = batch_pattern
+    if load_sources:
+        tables = declared_sources(manifest_path)
+        check_source_locations(tables)
+        loader = SourceLoader(tables, batch_pattern or DEFAULT_BATCH_PATTERN)
+        if deliveries is not None:
+            from harness.deliveries import discover_batches
+
+            loader.expect(f for batch in discover_batches(deliveries, batch_pattern or DEFAULT_BATCH_PATTERN)
+                          for f in batch.files)
+        kwargs["loader"] = loader
+    return CheckContext(
+        settings=settings,
+        workdir=workdir,
+        select=tuple(select),
+        selected=frozenset(ids) if narrowed else None,
+        build_select=build_select,
+        deliveries=deliveries,
+        sample_size=sample_size,
+        progress=progress,
+        options=dict(options or {}),
+        **kwargs,
+    )
+
+
+__all__ = ["open_session", "Refused", "DbtError", "NothingSelected"]
