@@ -99,16 +99,56 @@ class DbtError(RuntimeError):
 
 
 @contextlib.contextmanager
-def _env(name: str, value: str) -> Iterator[None]:
-    previous = os.environ.get(name)
-    os.environ[name] = value
+def _env(values: dict[str, str]) -> Iterator[None]:
+    previous = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
     try:
         yield
     finally:
-        if previous is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = previous
+        for name, value in previous.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+@dataclass
+class Invocation:
+    """What one in-process dbt command did."""
+
+    success: bool  # dbt's own verdict: false on an error, and on a failing data test too
+    error: str | None  # dbt's exception: it could not run (a compilation error, no connection)
+    nodes: list[NodeResult]  # from this command's run_results.json (none if it wrote none)
+    wrote_results: bool
+    duration_s: float
+
+
+def run_dbt(args: Sequence[str], *, target_path: Path, env: dict[str, str] | None = None) -> Invocation:
+    """Run one dbt command (`args`, which must write to `target_path`) in this process with
+    `env` set, and read its outcome from run_results.json. The one dbtRunner call that the
+    harness and this repository's tests share.
+
+    A previous run_results.json is removed first, so an outcome is never read twice; after
+    the run the DuckDB database dbt-duckdb keeps open is closed (release_duckdb), so the
+    caller, a child process or the next run can open the file."""
+    from dbt.cli.main import dbtRunner  # imported late: `--help` stays fast
+
+    target_path.mkdir(parents=True, exist_ok=True)
+    run_results = target_path / "run_results.json"
+    run_results.unlink(missing_ok=True)
+    started = time.monotonic()
+    try:
+        with _env(env or {}):
+            outcome = dbtRunner().invoke(list(args))
+    finally:
+        release_duckdb()
+    return Invocation(
+        success=bool(outcome.success),
+        error=str(outcome.exception).strip() if outcome.exception is not None else None,
+        nodes=read_run_results(target_path),
+        wrote_results=run_results.exists(),
+        duration_s=time.monotonic() - started,
+    )
 
 
 def build_args(
@@ -173,28 +213,16 @@ def invoke(
     full_refresh: bool = False,
     extra_vars: dict[str, Any] | None = None,
 ) -> DbtRun:
-    """Run one dbt command in this process and read its outcome from run_results.json."""
-    from dbt.cli.main import dbtRunner  # imported late: `--help` stays fast
-
+    """Run one dbt command of a check in this process (run_dbt) with the harness's flags."""
     args = build_args(
         settings, command, target_path=target_path, landing=landing,
         select=select, full_refresh=full_refresh, extra_vars=extra_vars,
     )
-    target_path.mkdir(parents=True, exist_ok=True)
-    run_results = target_path / "run_results.json"
-    run_results.unlink(missing_ok=True)  # never read a previous run's outcome
     log_file = target_path / "logs" / "dbt.log"
     log_file.unlink(missing_ok=True)  # dbt appends; keep this run's lines only
-    started = time.monotonic()
-    try:
-        with _env(warehouse_env(settings), str(warehouse)):
-            outcome = dbtRunner().invoke(args)
-    finally:
-        release_duckdb()
-    duration = time.monotonic() - started
-    error = str(outcome.exception).strip() if outcome.exception is not None else None
-    nodes = read_run_results(target_path)
-    if not run_results.exists() and error is None:
+    outcome = run_dbt(args, target_path=target_path, env={warehouse_env(settings): str(warehouse)})
+    error, nodes, duration = outcome.error, outcome.nodes, outcome.duration_s
+    if not outcome.wrote_results and error is None:
         error = f"dbt {command} wrote no run_results.json in {target_path}"
     if error is None and not nodes:
         raise DbtError(
@@ -297,7 +325,7 @@ def list_nodes(
     target_path.mkdir(parents=True, exist_ok=True)
     log_file = target_path / "logs" / "dbt.log"
     try:
-        with _env(warehouse_env(settings), str(warehouse)):
+        with _env({warehouse_env(settings): str(warehouse)}):
             outcome = dbtRunner().invoke(args)
     finally:
         release_duckdb()

@@ -4,7 +4,6 @@ exactly once under its own name, reject each bad file whole with its reason, qua
 each bad row, and lose nothing."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import shutil
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -13,7 +12,7 @@ from typing import Any
 
 import duckdb
 import yaml
-from dbt.cli.main import dbtRunner
+from harness.dbt_invoke import run_dbt
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE = Path(__file__).resolve().parent / "consumer"
@@ -74,20 +73,19 @@ class Consumer:
 
     # --- dbt --------------------------------------------------------------------------
     def dbt(self, command: str, *args: str, expect_success: bool = True) -> dict[str, Any]:
-        os.environ.update(self.env)
-        results_file = self.root / "target" / "run_results.json"
-        results_file.unlink(missing_ok=True)
+        """One dbt command through the harness's invoker; returns run_results' outcome."""
+        target_path = self.root / "target"
         argv = [command, "--project-dir", str(self.root), "--profiles-dir", str(self.root),
                 "--target", self.target, "--quiet", *args]
-        outcome = dbtRunner().invoke(argv)
-        results = json.loads(results_file.read_text()) if results_file.exists() else {"results": []}
+        if command != "deps":  # deps takes no --target-path
+            argv += ["--target-path", str(target_path)]
+        outcome = run_dbt(argv, target_path=target_path, env=self.env)
+        results = [{"unique_id": n.unique_id, "status": n.status, "message": n.message} for n in outcome.nodes]
         if expect_success:
-            problems = {r["unique_id"]: (r["status"], (r.get("message") or "")[:400])
-                        for r in results["results"] if r["status"] not in ("success", "pass")}
-            assert outcome.success and not problems, f"dbt {command} failed: {problems or outcome.exception}"
-        results["success"] = outcome.success
-        results["exception"] = str(outcome.exception or "")
-        return results
+            problems = {r["unique_id"]: (r["status"], r["message"][:400])
+                        for r in results if r["status"] not in ("success", "pass")}
+            assert outcome.success and not problems, f"dbt {command} failed: {problems or outcome.error}"
+        return {"results": results, "success": outcome.success, "exception": outcome.error or ""}
 
     def manifest(self) -> dict[str, Any]:
         return json.loads((self.root / "target" / "manifest.json").read_text())

@@ -10,13 +10,12 @@ import csv
 import io
 import json
 import os
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 import duckdb
-from dbt.cli.main import dbtRunner
+from harness.dbt_invoke import run_dbt
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 HEADER = [
@@ -88,27 +87,28 @@ class Pipeline:
 
     # --- dbt --------------------------------------------------------------------------
     def dbt(self, command: str, *args: str, vars: dict[str, Any] | None = None) -> BuildResult:
+        """One dbt command through the harness's invoker (harness.dbt_invoke.run_dbt)."""
         all_vars = {"landing_path": str(self.landing), **(vars or {})}
-        os.environ["DBT_DUCKDB_PATH"] = str(self.warehouse)
         argv = [
             command, "--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR),
             "--target-path", str(self.target_path), "--vars", json.dumps(all_vars), "--quiet",
             *args,
         ]
-        results_file = self.target_path / "run_results.json"
-        results_file.unlink(missing_ok=True)  # never read a previous invocation's results
-        result = dbtRunner().invoke(argv)
-        if not results_file.exists():
+        result = run_dbt(argv, target_path=self.target_path, env=self.dbt_env())
+        if not result.wrote_results:
             # dbt stopped before running anything (a compilation error while parsing)
             assert not result.success, f"dbt {command} wrote no run_results.json"
-            return BuildResult(success=False, statuses={}, messages={"dbt": str(result.exception)})
-        run_results = json.loads(results_file.read_text())
+            return BuildResult(success=False, statuses={}, messages={"dbt": str(result.error)})
         if result.success and (command == "seed" or (command == "build" and not {"--select", "-s"} & set(args))):
             self._seeded = True
-        statuses = {r["unique_id"]: r["status"] for r in run_results["results"]}
-        messages = {r["unique_id"]: r.get("message") or "" for r in run_results["results"]}
+        statuses = {node.unique_id: node.status for node in result.nodes}
+        messages = {node.unique_id: node.message for node in result.nodes}
         assert statuses, f"dbt {command} selected nothing"
-        return BuildResult(success=bool(result.success), statuses=statuses, messages=messages)
+        return BuildResult(success=result.success, statuses=statuses, messages=messages)
+
+    def dbt_env(self) -> dict[str, str]:
+        """The environment dbt runs with: the warehouse file for profiles.yml."""
+        return {"DBT_DUCKDB_PATH": str(self.warehouse)}
 
     def build(self, *args: str, vars: dict[str, Any] | None = None) -> BuildResult:
         result = self.dbt("build", *args, vars=vars)

@@ -11,10 +11,9 @@ Shared descriptions live in models/_column_docs.md (`{{ doc('...') }}`).
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
-from dbt.cli.main import dbtRunner
+from harness.dbt_invoke import run_dbt
 
 from tests.pipeline.project import PROJECT_DIR, Pipeline, event
 
@@ -30,7 +29,6 @@ def docs_generate(pipeline: Pipeline) -> tuple[dict[str, Any], dict[str, Any]]:
     do nothing then (macros/audit/writing_command.sql), or it would register a run and keep the
     warehouse lease, and stg_landing__events would compile against that phantom run.
     """
-    os.environ["DBT_DUCKDB_PATH"] = str(pipeline.warehouse)
     common = [
         "--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR),
         "--target-path", str(pipeline.target_path),
@@ -40,8 +38,8 @@ def docs_generate(pipeline: Pipeline) -> tuple[dict[str, Any], dict[str, Any]]:
     manifest_file = pipeline.target_path / "manifest.json"
     for artifact in (catalog_file, manifest_file):
         artifact.unlink(missing_ok=True)  # never read a previous invocation's artifacts
-    generated = dbtRunner().invoke(["docs", "generate", *common])
-    assert generated.success, f"dbt docs generate failed: {generated.exception}"
+    generated = run_dbt(["docs", "generate", *common], target_path=pipeline.target_path, env=pipeline.dbt_env())
+    assert generated.success, f"dbt docs generate failed: {generated.error}"
     manifest = json.loads(manifest_file.read_text())
     catalog = json.loads(catalog_file.read_text())
     assert not catalog.get("errors"), f"catalog errors: {catalog['errors']}"

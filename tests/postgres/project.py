@@ -5,7 +5,6 @@ schema per pipeline, a landing folder the server can read, and queries through p
 """
 from __future__ import annotations
 
-import os
 import uuid
 from decimal import Decimal
 from pathlib import Path
@@ -28,14 +27,17 @@ class PostgresPipeline(Pipeline):
         return path
 
     def dbt(self, command: str, *args: str, vars: dict[str, Any] | None = None) -> BuildResult:
-        os.environ.update({
+        return super().dbt(command, *args, "--target", "postgres", vars=vars)
+
+    def dbt_env(self) -> dict[str, str]:
+        return {
+            **super().dbt_env(),
             "RERUN_SAFE_PG_HOST": self.server.host,
             "RERUN_SAFE_PG_PORT": str(self.server.port),
             "RERUN_SAFE_PG_USER": self.server.user,
             "RERUN_SAFE_PG_DBNAME": self.server.dbname,
             "RERUN_SAFE_PG_SCHEMA": self.schema,
-        })
-        return super().dbt(command, *args, "--target", "postgres", vars=vars)
+        }
 
     def run_ok(self, *args: str, vars: dict[str, Any] | None = None) -> BuildResult:
         """`dbt run` (no data tests: faster than build), asserting that every model succeeded."""
