@@ -61,6 +61,7 @@ class Consumer:
     def write_raw(self, batches: int) -> None:
         """The raw table as the loader left it after `batches` batches (a seed file here)."""
         rows = [row for batch in BATCHES[:batches] for row in batch]
+        (self.root / "seeds").mkdir(exist_ok=True)  # git keeps no empty folder: a fresh clone has none
         with open(self.root / "seeds" / "raw_order_events.csv", "w", newline="") as handle:
             writer = csv.writer(handle, lineterminator="\n")
             writer.writerow(SEED_COLUMNS)
