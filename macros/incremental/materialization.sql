@@ -125,6 +125,8 @@
     - `replace_keys` without `partition_by` (a small keyed table: one row per delivery): the
       whole table is written to `<name>__rerun_safe_new`, then swapped in by two renames; a
       build that died between them is completed by the next one (spark_finish_swap).
+    - `merge` on a parquet table with every column updated (no Delta or Iceberg here): the
+      same rows as `replace_keys` on `unique_key`, so it runs as that.
     Any other strategy (append, insert_overwrite without partition_keep_rows) is dbt-spark's
     own materialization, unchanged. No statement here is transactional: a run that dies
     mid-model leaves the model's progress (its run-log row, written last by its post-hook)
@@ -133,14 +135,18 @@
 {% materialization incremental, adapter='spark', supported_languages=['sql', 'python'] %}
     {%- set strategy = config.get('incremental_strategy') -%}
     {%- set keep_rows = config.get('partition_keep_rows') -%}
-    {%- if model['language'] != 'sql' or not (strategy == 'replace_keys' or (strategy == 'insert_overwrite' and keep_rows)) -%}
+    {#- merge on a plain parquet table (no Delta, Iceberg or Hudi jars here), with every column
+        updated: the same rows as replace_keys, so it runs as replace_keys -#}
+    {%- set plain_merge = strategy == 'merge' and config.get('file_format', 'parquet') == 'parquet'
+        and not config.get('merge_update_columns') and not config.get('merge_exclude_columns') -%}
+    {%- if model['language'] != 'sql' or not (strategy == 'replace_keys' or plain_merge or (strategy == 'insert_overwrite' and keep_rows)) -%}
         {{- return(dbt.materialization_incremental_spark()) -}}
     {%- endif -%}
     {%- set partition_column = rerun_safe.partition_column(required=(strategy == 'insert_overwrite')) -%}
-    {%- set unique_key = config.require('unique_key') if strategy == 'replace_keys' else none -%}
+    {%- set unique_key = config.require('unique_key') if strategy in ('replace_keys', 'merge') else none -%}
     {%- set target_relation = this.incorporate(type='table') -%}
-    {%- set new_relation = this.incorporate(path={'identifier': this.identifier ~ '__rerun_safe_new'}) -%}
-    {%- set old_relation = this.incorporate(path={'identifier': this.identifier ~ '__rerun_safe_old'}) -%}
+    {%- set new_relation = this.incorporate(path={'identifier': this.identifier ~ '__rerun_safe_new'}, type='table') -%}
+    {%- set old_relation = this.incorporate(path={'identifier': this.identifier ~ '__rerun_safe_old'}, type='table') -%}
     {%- set tmp_relation = this.incorporate(path={'identifier': this.identifier ~ '__dbt_tmp'}).include(database=false, schema=false) -%}
     {%- do rerun_safe.spark_finish_swap(target_relation, new_relation, old_relation) -%}
     {%- set existing_relation = load_relation(this) -%}
