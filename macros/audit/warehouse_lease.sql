@@ -257,6 +257,9 @@
 {% macro default__lease_guard() %}
     {{- return(rerun_safe.lease_guard_sql('')) -}}
 {% endmacro %}
+{% macro spark__lease_guard() %}
+    {{- return(rerun_safe.check_now(rerun_safe.lease_guard_sql(''))) -}}
+{% endmacro %}
 {% macro postgres__lease_guard() %}
     {#- FOR SHARE: models of the same run share the row; a take-over (FOR UPDATE) waits for the
         model to commit. -#}

@@ -147,3 +147,38 @@ def test_malformed_rows_and_odd_files_stage_as_on_duckdb(tmp_path: Path, spark: 
         " where source_file = '2026-11-01_003_quoting.csv'"
     )) == [("q1", "co,1", 'o"1', 2), ("q2", "co1", "o,2", 3), ("q3", "co1", "o1", 4)]
     assert spark.query("select event_id, amount_cents from stg_landing__events where source_file like '%reordered.csv'") == [("r1", 700)]
+
+
+def test_a_failure_after_the_write_is_caught_and_repaired(tmp_path: Path, spark: SparkPipeline) -> None:
+    """Spark has no transaction: a model that fails after its write (an injected fault, before
+    its run-log row) keeps what it wrote. The copies model folds new rows into its old copies,
+    so its rerun would fold them twice: the balance check stops it, naming the repair, and the
+    repair (rebuild staging and its dependants) gives the tables a clean DuckDB build gives."""
+    deliveries = tmp_path / "deliveries"
+    generate(GeneratorConfig(days=2, events_per_day=20), deliveries)
+    duck = Pipeline(tmp_path / "duck")
+    files = sorted(deliveries.glob("*.csv"))
+    days = sorted({p.name[:10] for p in files})
+    for path in files:
+        shutil.copy2(path, duck.landing / path.name)
+    assert duck.run().success
+    for path in files:
+        if path.name.startswith(days[0]):
+            shutil.copy2(path, spark.landing / path.name)
+    spark.run_ok()
+    for path in files:
+        if path.name.startswith(days[1]):
+            shutil.copy2(path, spark.landing / path.name)
+    failed = spark.run(vars={"rerun_safe_fail_model": "int_event_copies_classified"})
+    assert not failed.success and "injected fault" in failed.messages[
+        "model.rerun_safe.int_event_copies_classified"]
+    rerun = spark.run()
+    assert not rerun.success
+    assert "valid staged rows != rows in copies" in rerun.messages["model.rerun_safe.int_event_copies_classified"]
+    spark.run_ok("--full-refresh", "--select", "stg_landing__deliveries+")
+    expected, got = business(duck), business(spark)
+    for name in ("items", "days", "quarantine", "late"):
+        assert got[name] == expected[name], f"{name} differs from a clean DuckDB build after the repair"
+    ledger_sums = ("select company_id, revenue_date, currency, sum(amount_cents) from fct_revenue_ledger"
+                   " group by company_id, revenue_date, currency having sum(amount_cents) != 0")
+    assert sorted(spark.query(ledger_sums), key=repr) == sorted(duck.query(ledger_sums), key=repr)

@@ -55,6 +55,7 @@
     {%- if not files_mode -%}
     select 1 as lookback_stages_part_of_a_delivery
     {%- else -%}
+    {%- set check -%}
     select {{ rerun_safe.raise_error_expression(
         "'rerun_safe: delivery ' || unbalanced.file_name || ' has ' || cast(unbalanced.records as " ~ rerun_safe.text_type() ~ ")"
         ~ " || ' records but ' || cast(unbalanced.staged as " ~ rerun_safe.text_type() ~ ") || ' staged rows'"
@@ -71,6 +72,8 @@
         )
     ) as unbalanced
     where unbalanced.records != unbalanced.staged
+    {%- endset -%}
+    {{ rerun_safe.check_now(check) }}
     {%- endif -%}
 {% endmacro %}
 
