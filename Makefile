@@ -7,7 +7,7 @@ WAREHOUSE ?= target/rerun_safe.duckdb
 DELIVERIES ?= data/deliveries
 LANDING ?= data/landing
 
-.PHONY: setup demo test lint pytest bench bench-small harness mutate clean
+.PHONY: setup setup-spark java demo test lint pytest bench bench-small harness mutate clean
 
 setup: $(VENV)/.installed
 
@@ -17,6 +17,18 @@ $(VENV)/.installed: requirements.txt requirements.lock pyproject.toml
 	$(BIN)/pip install --quiet -r requirements.txt -c requirements.lock
 	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
+
+# The Spark target (--target spark, tests/spark): dbt-spark with pyspark in .venv, and a Java
+# runtime from the system packages when there is none (pyspark 4 needs Java 17 or later).
+setup-spark: $(VENV)/.installed-spark java
+
+$(VENV)/.installed-spark: $(VENV)/.installed requirements-spark.txt
+	$(BIN)/pip install --quiet -r requirements-spark.txt -c requirements.lock
+	touch $@
+
+java:
+	@command -v java >/dev/null || { apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless; }
+	@java -version 2>&1 | head -1
 
 demo: setup
 	$(BIN)/python -m harness demo --deliveries $(DELIVERIES) --landing $(LANDING) --warehouse $(WAREHOUSE)

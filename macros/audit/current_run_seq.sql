@@ -4,10 +4,7 @@
     {%- set runs = rerun_safe.runs_relation() -%}
     {#- on-run-start creates the table outside dbt's relation cache: ask the catalog when the
         cache does not know it -#}
-    {%- if execute and (load_relation(runs) is not none or run_query(
-        "select count(*) from information_schema.tables where table_schema = "
-        ~ rerun_safe.string_literal(runs.schema) ~ " and table_name = 'rerun_safe_runs'"
-    ).rows[0][0] | int > 0) -%}
+    {%- if execute and (load_relation(runs) is not none or rerun_safe.audit_table_exists('rerun_safe_runs')) -%}
         {%- set found = run_query("select run_seq from " ~ runs ~ " where invocation_id = '" ~ invocation_id ~ "'") -%}
         {%- if found.rows | length == 1 -%}
             {{- return(found.rows[0][0] | int) -}}

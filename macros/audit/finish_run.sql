@@ -5,10 +5,11 @@
     {%- if rerun_safe.writing_command() -%}
         {%- set failed = results | selectattr('status', 'in', ['error', 'fail', 'runtime error']) | list -%}
         {%- set status = 'failed' if failed else 'success' -%}
-        {%- do run_query(
-            "update " ~ rerun_safe.runs_relation() ~ " set status = '" ~ status ~ "', finished_at = "
-            ~ rerun_safe.utc_now() ~ " where invocation_id = '" ~ invocation_id ~ "' and status = 'started'"
-        ) -%}
+        {%- do run_query(rerun_safe.update_rows_sql(
+            rerun_safe.runs_relation(),
+            [['status', "'" ~ status ~ "'"], ['finished_at', rerun_safe.utc_now()]],
+            "invocation_id = '" ~ invocation_id ~ "' and status = 'started'",
+        )) -%}
         {%- do rerun_safe.commit_hook_writes() -%}
     {%- endif -%}
 {% endmacro %}

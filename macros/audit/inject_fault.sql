@@ -3,7 +3,7 @@
     written and before COMMIT. Nothing of that model may survive; the retry must converge. -#}
 {% macro inject_fault() %}
     {%- if var('rerun_safe_fail_model', none) == this.identifier -%}
-        select {{ rerun_safe.raise_error('rerun_safe: injected fault in ' ~ this.identifier) }} as injected_fault
+        {{- rerun_safe.check_now("select " ~ rerun_safe.raise_error('rerun_safe: injected fault in ' ~ this.identifier) ~ " as injected_fault") -}}
     {%- else -%}
         select 1 as no_fault
     {%- endif -%}

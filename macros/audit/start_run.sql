@@ -4,28 +4,26 @@
     crashes and --full-refresh of upstream models alike. -#}
 {% macro start_run() %}
     {%- if execute -%}
-        {%- do adapter.create_schema(api.Relation.create(database=target.database, schema=target.schema)) -%}
+        {%- do adapter.create_schema(api.Relation.create(database=rerun_safe.target_database(), schema=target.schema)) -%}
         {%- set runs = rerun_safe.runs_relation() -%}
-        {%- set create_runs -%}
-            create table if not exists {{ runs }} (
-                run_seq bigint not null,
-                invocation_id varchar not null,
-                command varchar,
-                started_at timestamp,
-                finished_at timestamp,
-                status varchar not null
-            )
-        {%- endset -%}
-        {%- set create_run_log -%}
-            create table if not exists {{ rerun_safe.run_log_relation() }} (
-                run_seq bigint not null,
-                invocation_id varchar not null,
-                model varchar not null,
-                is_full_refresh boolean not null,
-                logged_at timestamp,
-                metrics varchar
-            )
-        {%- endset -%}
+        {#- Spark partitions the run registry by run_seq: its rows are updated (finish_run) by
+            rewriting one run's partition (update_rows_sql) -#}
+        {%- set create_runs = rerun_safe.create_audit_table(runs, [
+            ['run_seq', 'bigint', true],
+            ['invocation_id', 'text', true],
+            ['command', 'text', false],
+            ['started_at', 'timestamp', false],
+            ['finished_at', 'timestamp', false],
+            ['status', 'text', true],
+        ], partition_by='run_seq') -%}
+        {%- set create_run_log = rerun_safe.create_audit_table(rerun_safe.run_log_relation(), [
+            ['run_seq', 'bigint', true],
+            ['invocation_id', 'text', true],
+            ['model', 'text', true],
+            ['is_full_refresh', 'boolean', true],
+            ['logged_at', 'timestamp', false],
+            ['metrics', 'text', false],
+        ]) -%}
         {%- set register_run -%}
             insert into {{ runs }} (run_seq, invocation_id, command, started_at, finished_at, status)
             select coalesce(max(run_seq), 0) + 1, '{{ invocation_id }}', {{ rerun_safe.string_literal(flags.WHICH) }},

@@ -22,11 +22,14 @@
     version used by DuckDB). -#}
 
 {% macro lease_relation() %}
-    {{- return(api.Relation.create(database=target.database, schema=target.schema, identifier='rerun_safe_lease')) -}}
+    {{- return(api.Relation.create(database=rerun_safe.target_database(), schema=target.schema, identifier='rerun_safe_lease')) -}}
 {% endmacro %}
 
 {#- The stale period of a lease when var rerun_safe_lease_stale_seconds is not set. -#}
 {% macro default__default_lease_stale_seconds() %}{{ return(1800) }}{% endmacro %}
+{#- Spark with the embedded Derby metastore of profiles.yml: one process at a time, so a lease
+    held by another invocation belongs to a run that died (as on DuckDB). -#}
+{% macro spark__default_lease_stale_seconds() %}{{ return(0) }}{% endmacro %}
 {% macro duckdb__default_lease_stale_seconds() %}
     {#- dbt-duckdb holds the database file, and so DuckDB's one-writer file lock, from a build's
         first query to its end: a run that can read the lease is the only live process on the
@@ -76,17 +79,7 @@
 {% macro take_lease_sql(stale_seconds) %}
     {%- set lease = rerun_safe.lease_relation() -%}
     {%- set cutoff = rerun_safe.utc_now() ~ " - interval '" ~ (stale_seconds | int) ~ " seconds'" -%}
-    update {{ lease }}
-    set
-        holder_invocation_id = '{{ invocation_id }}',
-        holder_started_at = cast('{{ run_started_at.strftime("%Y-%m-%d %H:%M:%S") }}' as timestamp),
-        acquired_at = {{ rerun_safe.utc_now() }},
-        heartbeat_at = {{ rerun_safe.utc_now() }},
-        taken_over_from = case
-            when holder_invocation_id is null or holder_invocation_id = '{{ invocation_id }}' then taken_over_from
-            else holder_invocation_id
-        end
-    where
+    {%- set where -%}
         holder_invocation_id is null
         or holder_invocation_id = '{{ invocation_id }}'
         or (
@@ -100,6 +93,15 @@
             )
             {%- endif %}
         )
+    {%- endset -%}
+    {{- return(rerun_safe.update_rows_sql(lease, [
+        ['holder_invocation_id', "'" ~ invocation_id ~ "'"],
+        ['holder_started_at', "cast('" ~ run_started_at.strftime("%Y-%m-%d %H:%M:%S") ~ "' as timestamp)"],
+        ['acquired_at', rerun_safe.utc_now()],
+        ['heartbeat_at', rerun_safe.utc_now()],
+        ['taken_over_from', "case when holder_invocation_id is null or holder_invocation_id = '" ~ invocation_id
+            ~ "' then taken_over_from else holder_invocation_id end"],
+    ], where)) -}}
 {% endmacro %}
 
 {#- on-run-start. -#}
@@ -117,11 +119,15 @@
     {%- do rerun_safe.commit_hook_writes() -%}
     {%- for attempt in range(timeout + 1) -%}{%- if not state.done -%}
         {%- do rerun_safe.lock_run_registry() -%}
-        {%- do run_query(
-            "create table if not exists " ~ lease ~ " (lease_name varchar not null, holder_invocation_id varchar,"
-            ~ " holder_started_at timestamp, acquired_at timestamp, heartbeat_at timestamp, released_at timestamp,"
-            ~ " taken_over_from varchar)"
-        ) -%}
+        {%- do run_query(rerun_safe.create_audit_table(lease, [
+            ['lease_name', 'text', true],
+            ['holder_invocation_id', 'text', false],
+            ['holder_started_at', 'timestamp', false],
+            ['acquired_at', 'timestamp', false],
+            ['heartbeat_at', 'timestamp', false],
+            ['released_at', 'timestamp', false],
+            ['taken_over_from', 'text', false],
+        ], partition_by='lease_name')) -%}
         {%- do run_query(
             "insert into " ~ lease ~ " (lease_name) select 'warehouse' where not exists (select 1 from " ~ lease ~ ")"
         ) -%}
@@ -156,18 +162,19 @@
     {%- set waited = rerun_safe.seconds_between("cast('" ~ first_try ~ "' as timestamp)", rerun_safe.utc_now()) -%}
     {%- if state.acquired -%}
         {%- do rerun_safe.refresh_relation_cache() -%}
-        {%- do run_query(
-            "update " ~ runs ~ " set waited_seconds = " ~ waited ~ " where invocation_id = '" ~ invocation_id ~ "'"
-        ) -%}
+        {%- do run_query(rerun_safe.update_rows_sql(
+            runs, [['waited_seconds', waited]], "invocation_id = '" ~ invocation_id ~ "'"
+        )) -%}
         {%- do rerun_safe.commit_hook_writes() -%}
         {%- do rerun_safe.unlock_run_registry() -%}
     {%- else -%}
         {%- set message = rerun_safe.held_message(state.holder, state.holder_started, timeout, stale) -%}
-        {%- do run_query(
-            "update " ~ runs ~ " set status = 'refused', finished_at = " ~ rerun_safe.utc_now()
-            ~ ", waited_seconds = " ~ waited ~ ", refused_by = '" ~ state.holder | replace("'", "''") ~ "'"
-            ~ " where invocation_id = '" ~ invocation_id ~ "'"
-        ) -%}
+        {%- do run_query(rerun_safe.update_rows_sql(runs, [
+            ['status', "'refused'"],
+            ['finished_at', rerun_safe.utc_now()],
+            ['waited_seconds', waited],
+            ['refused_by', rerun_safe.string_literal(state.holder)],
+        ], "invocation_id = '" ~ invocation_id ~ "'")) -%}
         {%- do rerun_safe.commit_hook_writes() -%}
         {%- do rerun_safe.unlock_run_registry() -%}
         {{- exceptions.raise_compiler_error(message) -}}
@@ -188,21 +195,31 @@
 {#- dbt lists the schema's relations before on-run-start. A run that took the lease after
     another run wrote (it waited, or the other finished just before) would otherwise believe the
     tables that run created do not exist, and try to create them again. -#}
-{% macro refresh_relation_cache() %}
+{% macro refresh_relation_cache() %}{{ return(adapter.dispatch('refresh_relation_cache', 'rerun_safe')()) }}{% endmacro %}
+{#- Spark: the Derby metastore of profiles.yml admits one process, so no other run can have
+    written since dbt listed the relations. -#}
+{% macro spark__refresh_relation_cache() %}{% endmacro %}
+{% macro default__refresh_relation_cache() %}
     {%- set found = run_query(
         "select table_name, table_type from information_schema.tables where table_schema = '"
         ~ target.schema | replace("'", "''") ~ "'"
     ) -%}
     {%- for row in found.rows -%}
         {%- do adapter.cache_added(api.Relation.create(
-            database=target.database, schema=target.schema, identifier=row[0],
+            database=rerun_safe.target_database(), schema=target.schema, identifier=row[0],
             type=('view' if row[1] == 'VIEW' else 'table'))) -%}
     {%- endfor -%}
 {% endmacro %}
 
 {#- Whether an audit table exists, asked of the database: dbt's relation cache does not know
     the tables hooks create with run_query in the same invocation. -#}
-{% macro audit_table_exists(name) %}
+{% macro audit_table_exists(name) %}{{ return(adapter.dispatch('audit_table_exists', 'rerun_safe')(name)) }}{% endmacro %}
+{% macro spark__audit_table_exists(name) %}
+    {#- why: Spark has no information_schema; SHOW TABLES asks its catalog -#}
+    {%- set found = run_query("show tables in " ~ target.schema ~ " like " ~ rerun_safe.string_literal(name)) -%}
+    {{- return(found.rows | length > 0) -}}
+{% endmacro %}
+{% macro default__audit_table_exists(name) %}
     {%- set found = run_query(
         "select count(*) from information_schema.tables where table_schema = '"
         ~ target.schema | replace("'", "''") ~ "' and table_name = '" ~ name ~ "'"
@@ -211,7 +228,16 @@
 {% endmacro %}
 
 {#- The run registry's lease columns, added when missing (a warehouse from before the lease). -#}
-{% macro add_run_columns() %}
+{% macro add_run_columns() %}{{ return(adapter.dispatch('add_run_columns', 'rerun_safe')()) }}{% endmacro %}
+{#- Spark: no warehouse from before the lease exists there; the columns are added when the
+    registry is new (ALTER TABLE ... ADD COLUMNS keeps the partition column last). -#}
+{% macro spark__add_run_columns() %}
+    {%- set present = run_query('describe table ' ~ rerun_safe.runs_relation()).columns[0].values() | map('lower') | list -%}
+    {%- if 'waited_seconds' not in present -%}
+        {%- do run_query("alter table " ~ rerun_safe.runs_relation() ~ " add columns (waited_seconds bigint, refused_by string)") -%}
+    {%- endif -%}
+{% endmacro %}
+{% macro default__add_run_columns() %}
     {#- information_schema through run_query: adapter.get_columns_in_relation would open a
         transaction in the hook that nothing commits on DuckDB. -#}
     {%- set present = run_query(
@@ -230,6 +256,9 @@
 {% macro lease_guard() %}{{ return(adapter.dispatch('lease_guard', 'rerun_safe')()) }}{% endmacro %}
 {% macro default__lease_guard() %}
     {{- return(rerun_safe.lease_guard_sql('')) -}}
+{% endmacro %}
+{% macro spark__lease_guard() %}
+    {{- return(rerun_safe.check_now(rerun_safe.lease_guard_sql(''))) -}}
 {% endmacro %}
 {% macro postgres__lease_guard() %}
     {#- FOR SHARE: models of the same run share the row; a take-over (FOR UPDATE) waits for the
@@ -258,10 +287,11 @@
 {% endmacro %}
 
 {% macro release_lease_of(holder) %}
-    {%- set found = run_query(
-        "update " ~ rerun_safe.lease_relation() ~ " set holder_invocation_id = null, released_at = "
-        ~ rerun_safe.utc_now() ~ " where holder_invocation_id = '" ~ holder | replace("'", "''") ~ "'"
-    ) -%}
+    {%- set found = run_query(rerun_safe.update_rows_sql(
+        rerun_safe.lease_relation(),
+        [['holder_invocation_id', 'cast(null as ' ~ rerun_safe.text_type() ~ ')'], ['released_at', rerun_safe.utc_now()]],
+        "holder_invocation_id = '" ~ holder | replace("'", "''") ~ "'",
+    )) -%}
     {%- do rerun_safe.commit_hook_writes() -%}
 {% endmacro %}
 
@@ -282,10 +312,11 @@
         {{- log("rerun_safe: " ~ holder ~ " does not hold the lease (holder: " ~ (current[0][0] if current else none) ~ "); nothing released", info=true) -}}
     {%- else -%}
         {%- do rerun_safe.release_lease_of(holder) -%}
-        {%- do run_query(
-            "update " ~ rerun_safe.runs_relation() ~ " set status = 'failed', finished_at = " ~ rerun_safe.utc_now()
-            ~ " where invocation_id = '" ~ holder ~ "' and status = 'started'"
-        ) -%}
+        {%- do run_query(rerun_safe.update_rows_sql(
+            rerun_safe.runs_relation(),
+            [['status', "'failed'"], ['finished_at', rerun_safe.utc_now()]],
+            "invocation_id = '" ~ holder ~ "' and status = 'started'",
+        )) -%}
         {%- do rerun_safe.commit_hook_writes() -%}
         {{- log("rerun_safe: released the warehouse lease held by " ~ holder, info=true) -}}
     {%- endif -%}

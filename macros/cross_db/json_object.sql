@@ -3,7 +3,7 @@
 {% macro default__json_object(metrics) %}
     {%- set parts = [] -%}
     {%- for name, expression in metrics.items() -%}
-        {%- do parts.append("'\"" ~ name ~ "\": ' || coalesce(cast((" ~ expression ~ ") as varchar), 'null')") -%}
+        {%- do parts.append("'\"" ~ name ~ "\": ' || coalesce(cast((" ~ expression ~ ") as " ~ rerun_safe.text_type() ~ "), 'null')") -%}
     {%- endfor -%}
     {{- return("'{' || " ~ (parts | join(" || ', ' || ") if parts else "''") ~ " || '}'") -}}
 {% endmacro %}

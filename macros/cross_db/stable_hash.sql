@@ -10,7 +10,7 @@
 {% macro hash_input(expressions) %}
     {%- set parts = [] -%}
     {%- for e in expressions -%}
-        {%- do parts.append("coalesce(cast(" ~ e ~ " as varchar), '<null>')") -%}
+        {%- do parts.append("coalesce(cast(" ~ e ~ " as " ~ rerun_safe.text_type() ~ "), '<null>')") -%}
     {%- endfor -%}
     {{- return(parts | join(" || '|' || ")) -}}
 {% endmacro %}

@@ -5,3 +5,4 @@
 {% macro utc_now() %}{{ return(adapter.dispatch('utc_now', 'rerun_safe')()) }}{% endmacro %}
 {% macro default__utc_now() %}{{ return(dbt.current_timestamp_in_utc_backcompat() | trim) }}{% endmacro %}
 {% macro duckdb__utc_now() %}{{ return("cast(timezone('UTC', now()) as timestamp)") }}{% endmacro %}
+{% macro spark__utc_now() %}{{ return("to_utc_timestamp(current_timestamp(), current_timezone())") }}{% endmacro %}

@@ -111,3 +111,119 @@
 
     {{- return({'relations': [target_relation]}) -}}
 {% endmacro %}
+
+{#- Spark (parquet tables: no DELETE, no MERGE, no transaction). The package's strategies are
+    rewrites of whole partitions with INSERT OVERWRITE in dynamic partition overwrite mode
+    (profiles.yml sets spark.sql.sources.partitionOverwriteMode=dynamic): only the partitions
+    the statement writes are replaced, and it may read its own target.
+    - `insert_overwrite` with `partition_keep_rows`: the new rows that pass it replace their
+      partitions; a partition whose new rows all fail it (a marker) is dropped.
+    - `replace_keys` with `partition_by`: every partition present in the new rows is rewritten
+      as its new rows plus its old rows whose key is not among the new keys (the keys'
+      partitions are bounded by the model, see replace_keys.sql); a partition left with no row
+      is dropped.
+    - `replace_keys` without `partition_by` (a small keyed table: one row per delivery): the
+      whole table is written to `<name>__rerun_safe_new`, then swapped in by two renames; a
+      build that died between them is completed by the next one (spark_finish_swap).
+    - `merge` on a parquet table with every column updated (no Delta or Iceberg here): the
+      same rows as `replace_keys` on `unique_key`, so it runs as that.
+    Any other strategy (append, insert_overwrite without partition_keep_rows) is dbt-spark's
+    own materialization, unchanged. No statement here is transactional: a run that dies
+    mid-model leaves the model's progress (its run-log row, written last by its post-hook)
+    unrecorded, and the next run recomputes the same keys and partitions and rewrites them
+    (docs/architecture.md, "Spark"). -#}
+{% materialization incremental, adapter='spark', supported_languages=['sql', 'python'] %}
+    {%- set strategy = config.get('incremental_strategy') -%}
+    {%- set keep_rows = config.get('partition_keep_rows') -%}
+    {#- merge on a plain parquet table (no Delta, Iceberg or Hudi jars here), with every column
+        updated: the same rows as replace_keys, so it runs as replace_keys -#}
+    {%- set plain_merge = strategy == 'merge' and config.get('file_format', 'parquet') == 'parquet'
+        and not config.get('merge_update_columns') and not config.get('merge_exclude_columns') -%}
+    {%- if model['language'] != 'sql' or not (strategy == 'replace_keys' or plain_merge or (strategy == 'insert_overwrite' and keep_rows)) -%}
+        {{- return(dbt.materialization_incremental_spark()) -}}
+    {%- endif -%}
+    {%- set partition_column = rerun_safe.partition_column(required=(strategy == 'insert_overwrite')) -%}
+    {%- set unique_key = config.require('unique_key') if strategy in ('replace_keys', 'merge') else none -%}
+    {%- set target_relation = this.incorporate(type='table') -%}
+    {%- set new_relation = this.incorporate(path={'identifier': this.identifier ~ '__rerun_safe_new'}, type='table') -%}
+    {%- set old_relation = this.incorporate(path={'identifier': this.identifier ~ '__rerun_safe_old'}, type='table') -%}
+    {%- set tmp_relation = this.incorporate(path={'identifier': this.identifier ~ '__dbt_tmp'}).include(database=false, schema=false) -%}
+    {%- do rerun_safe.spark_finish_swap(target_relation, new_relation, old_relation) -%}
+    {%- set existing_relation = load_relation(this) -%}
+    {%- set full_build_sql = sql if not keep_rows else 'select * from (\n' ~ sql ~ '\n) as built where ' ~ keep_rows -%}
+
+    {{ run_hooks(pre_hooks) }}
+
+    {%- if existing_relation is none or existing_relation.is_view or should_full_refresh() -%}
+        {%- if existing_relation is not none -%}
+            {%- do adapter.drop_relation(existing_relation) -%}
+        {%- endif -%}
+        {%- call statement('main') -%}
+            {{ create_table_as(False, target_relation, full_build_sql) }}
+        {%- endcall -%}
+    {%- else -%}
+        {%- call statement('create_tmp_relation') -%}
+            {{ create_table_as(True, tmp_relation, sql) }}
+        {%- endcall -%}
+        {%- do process_schema_changes(config.get('on_schema_change'), tmp_relation, existing_relation) -%}
+        {%- set columns = adapter.get_columns_in_relation(existing_relation) | map(attribute='name') | list -%}
+        {%- set rewritten -%}
+            select {{ columns | join(', ') }} from {{ tmp_relation }} as built
+            {%- if keep_rows %} where {{ keep_rows }}{% endif %}
+            {%- if unique_key %}
+            union all
+            select {{ columns | join(', ') }} from {{ existing_relation }} as kept
+            where
+                kept.{{ unique_key }} not in (select built.{{ unique_key }} from {{ tmp_relation }} as built)
+                {%- if partition_column %}
+                and kept.{{ partition_column }} in (select built.{{ partition_column }} from {{ tmp_relation }} as built)
+                {%- endif %}
+            {%- endif %}
+        {%- endset -%}
+        {%- if partition_column -%}
+            {#- partitions of the new rows that the rewrite leaves empty: dynamic overwrite cannot
+                empty them, so they are dropped after it -#}
+            {%- set emptied = run_query(
+                'select distinct ' ~ partition_column ~ ' from ' ~ tmp_relation ~ ' where ' ~ partition_column ~ ' is not null'
+                ~ ' except select ' ~ partition_column ~ ' from (' ~ rewritten ~ ') as rewritten'
+            ).columns[0].values() | map('string') | list -%}
+            {%- call statement('main') -%}
+                insert overwrite table {{ target_relation }} partition ({{ partition_column }})
+                select * from ({{ rewritten }}) as rewritten
+            {%- endcall -%}
+            {%- for value in emptied -%}
+                {%- call statement('drop_emptied_partition') -%}
+                    alter table {{ target_relation }} drop if exists partition ({{ partition_column }} = {{ rerun_safe.string_literal(value) }})
+                {%- endcall -%}
+            {%- endfor -%}
+        {%- else -%}
+            {%- call statement('main') -%}
+                create table {{ new_relation }} using parquet as {{ rewritten }}
+            {%- endcall -%}
+            {%- do adapter.rename_relation(target_relation, old_relation) -%}
+            {%- do adapter.rename_relation(new_relation, target_relation) -%}
+            {%- do adapter.drop_relation(old_relation) -%}
+        {%- endif -%}
+    {%- endif -%}
+
+    {%- do persist_docs(target_relation, model) -%}
+    {{ run_hooks(post_hooks) }}
+    {{- return({'relations': [target_relation]}) -}}
+{% endmaterialization %}
+
+{#- Before a Spark model writes: finish or undo a swap (see above) that a dead build left.
+    `new` exists only between its complete creation and its rename: if the target is gone the
+    first rename happened, so the second one is done now; otherwise `new` was never swapped in
+    and is dropped. `old` is left only after both renames: dropped. -#}
+{% macro spark_finish_swap(target_relation, new_relation, old_relation) %}
+    {%- set target_found = load_relation(target_relation) is not none or rerun_safe.audit_table_exists(target_relation.identifier) -%}
+    {%- set new_found = rerun_safe.audit_table_exists(new_relation.identifier) -%}
+    {%- if new_found and not target_found -%}
+        {%- do adapter.rename_relation(new_relation, target_relation) -%}
+    {%- elif new_found -%}
+        {%- do adapter.drop_relation(new_relation) -%}
+    {%- endif -%}
+    {%- if rerun_safe.audit_table_exists(old_relation.identifier) -%}
+        {%- do adapter.drop_relation(old_relation) -%}
+    {%- endif -%}
+{% endmacro %}

@@ -59,8 +59,8 @@ old_copies as (
     ) }}
     {%- else %}
     select
-        cast(null as varchar) as copy_id,
-        cast(null as varchar) as _content_hash,
+        cast(null as {{ rerun_safe.text_type() }}) as copy_id,
+        cast(null as {{ rerun_safe.text_type() }}) as _content_hash,
         cast(null as bigint) as _changed_run_seq
     where false
     {%- endif %}

@@ -55,9 +55,9 @@ totals as (
 
 emptied_days as (
     select
-        cast(null as varchar) as company_id,
+        cast(null as {{ rerun_safe.text_type() }}) as company_id,
         affected_days.revenue_date,
-        cast(null as varchar) as currency,
+        cast(null as {{ rerun_safe.text_type() }}) as currency,
         cast(0 as bigint) as gross_cents,
         cast(0 as bigint) as refunded_cents,
         cast(0 as bigint) as event_count

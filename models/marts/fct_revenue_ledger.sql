@@ -78,15 +78,15 @@ postings_in_scope as (
     {%- else %}
     select
         cast(null as {{ dbt.type_string() }}) as posting_id,
-        cast(null as varchar) as posting_type,
-        cast(null as varchar) as reverses_posting_id,
-        cast(null as varchar) as event_id,
+        cast(null as {{ rerun_safe.text_type() }}) as posting_type,
+        cast(null as {{ rerun_safe.text_type() }}) as reverses_posting_id,
+        cast(null as {{ rerun_safe.text_type() }}) as event_id,
         cast(null as {{ rerun_safe.surrogate_key_type() }}) as event_key,
-        cast(null as varchar) as company_id,
+        cast(null as {{ rerun_safe.text_type() }}) as company_id,
         cast(null as date) as revenue_date,
-        cast(null as varchar) as currency,
+        cast(null as {{ rerun_safe.text_type() }}) as currency,
         cast(null as bigint) as amount_cents,
-        cast(null as varchar) as contribution_key,
+        cast(null as {{ rerun_safe.text_type() }}) as contribution_key,
         cast(null as bigint) as posted_run_seq
     where false
     {%- endif %}

@@ -137,3 +137,104 @@
     end
     $body$
 {% endmacro %}
+
+{#- Spark: the same verdicts as on Postgres, in Spark SQL over each file's bytes (the
+    `binaryFile` source: one row per file, its whole content; a file is at most 2 GB).
+    UTF-8 is checked by is_valid_utf8 on the bytes cast to text; a physical line longer than
+    1 MiB (bytes, LF-separated, as on DuckDB) is line_too_long; then the file is split as
+    spark_csv_records does (an odd quote count, or a line break inside quotes, is an
+    unterminated quote) and the header judged by name. The folder's bytes are read once per
+    run for the files to inspect (a join on the path: the source cannot prune by name). -#}
+{% macro spark__inspect_deliveries(listed) %}
+    {%- set contract = "array('" ~ rerun_safe.landing_columns() | join("', '") ~ "')" -%}
+    {#- as on DuckDB: the header and the record count only for a file that can be loaded -#}
+    select
+        {%- for column in rerun_safe.listing_columns() %}
+        judged.{{ column }},
+        {%- endfor %}
+        judged.content_md5,
+        judged.reason,
+        judged.first_error,
+        case when judged.reason is null then judged.header_columns end as header_columns,
+        case when judged.reason is null then judged.records end as records,
+        judged.inspected_at_ns
+    from (
+        select
+            {%- for column in rerun_safe.listing_columns() %}
+            shaped.{{ column }},
+            {%- endfor %}
+            shaped.content_md5,
+            case
+                when shaped.content_md5 is null then 'unreadable'
+                when shaped.content is null then 'invalid_encoding'
+                when shaped.longest_line > 1048576 then 'line_too_long'
+                when shaped.content = '' then null
+                when shaped.quotes % 2 = 1 or shaped.quoted_break then 'unterminated_quote'
+                when shaped.header_fields is null then null
+                when shaped.known_names = 0 then 'missing_header'
+                when shaped.repeated_names > 0 then 'duplicate_columns'
+                when shaped.unknown_names != '' then 'unknown_columns'
+                when shaped.missing_names != '' then 'incomplete_header'
+            end as reason,
+            case
+                when shaped.content_md5 is null then 'the file could not be read (gone since the listing?)'
+                when shaped.content is null then 'not UTF-8'
+                when shaped.longest_line > 1048576 then 'a line of ' || shaped.longest_line || ' bytes, over the bound of 1048576'
+                when shaped.content = '' then null
+                when shaped.quotes % 2 = 1 or shaped.quoted_break then 'a quoted field runs over a line break or to the end of the file'
+                when shaped.header_fields is null then null
+                when shaped.known_names = 0 then 'line 1 is not a header: no contract column among ' || left(array_join(shaped.header_fields, ','), 200)
+                when shaped.repeated_names > 0 then 'header repeats a column'
+                when shaped.unknown_names != '' then 'header has unknown columns ' || shaped.unknown_names
+                when shaped.missing_names != '' then 'header lacks ' || shaped.missing_names
+            end as first_error,
+            array_join(shaped.header_fields, ',') as header_columns,
+            coalesce(shaped.records, 0) as records,
+            unix_micros(current_timestamp()) * 1000 as inspected_at_ns
+        from (
+            select
+                split_up.*,
+                size(split_up.pieces) - 1 as quotes,
+                exists(
+                    transform(split_up.pieces, (piece, position) -> position % 2 = 1 and (instr(piece, '\n') > 0 or instr(piece, '\r') > 0)),
+                    inside -> inside
+                ) as quoted_break,
+                size(split_up.header_fields) - size(array_distinct(split_up.header_fields)) as repeated_names,
+                size(filter(split_up.header_fields, name -> array_contains({{ contract }}, name))) as known_names,
+                coalesce(array_join(
+                    transform(filter(split_up.header_fields, name -> not array_contains({{ contract }}, name)), name -> '\'' || replace(name, '\'', '\'\'') || '\''),
+                    ', '
+                ), '') as unknown_names,
+                coalesce(array_join(filter({{ contract }}, name -> not array_contains(split_up.header_fields, name)), ', '), '') as missing_names,
+                greatest(size(split_up.all_records) - 1, 0) as records
+            from (
+                select
+                    texts.*,
+                    split(texts.unmarked, '"', -1) as pieces,
+                    {{ rerun_safe.spark_csv_records('texts.unmarked') }} as all_records,
+                    case when size({{ rerun_safe.spark_csv_records('texts.unmarked') }}) > 0 then transform(
+                        split({{ rerun_safe.spark_csv_records('texts.unmarked') }}[0], '\uE000', -1),
+                        field -> trim(both ' \t' from {{ rerun_safe.spark_csv_field('field') }})
+                    ) end as header_fields
+                from (
+                    select
+                        decoded.*,
+                        case when left(decoded.content, 1) = '\uFEFF' then substr(decoded.content, 2) else decoded.content end as unmarked,
+                        coalesce(array_max(transform(split(decoded.raw_text, '\n', -1), line -> octet_length(line))), 0) as longest_line
+                    from (
+                        select
+                            {{ listed }}.*,
+                            md5(raw.content) as content_md5,
+                            cast(raw.content as string) as raw_text,
+                            case when is_valid_utf8(cast(raw.content as string)) then cast(raw.content as string) end as content
+                        from {{ listed }}
+                        left join (
+                            select files.path, files.content
+                            from binaryFile.{{ rerun_safe.spark_literal_path(rerun_safe.landing_path()) }} as files
+                        ) as raw on {{ listed }}.path = raw.path
+                    ) as decoded
+                ) as texts
+            ) as split_up
+        ) as shaped
+    ) as judged
+{% endmacro %}

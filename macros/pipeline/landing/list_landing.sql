@@ -69,3 +69,42 @@
         ) }}
     {%- endif -%}
 {% endmacro %}
+
+{#- Spark: a path as Spark's file sources take it. They expand Hadoop glob patterns
+    (`* ? [ ] { } \`), so each such character is escaped with a backslash and matches only
+    itself; the path is a backquoted identifier (`binaryFile.`path``), so a backquote is
+    doubled. -#}
+{% macro spark_literal_path(path) %}
+    {%- set escaped = modules.re.sub('([*?\\[\\]{}\\\\])', '\\\\\\1', path | string) -%}
+    {{- return('`' ~ escaped | replace('`', '``') ~ '`') -}}
+{% endmacro %}
+
+{#- Spark: the files of the landing folder as Spark's `binaryFile` source lists them (Hadoop's
+    local file system, not recursive into sub-folders' partitions). The listing does not read
+    the files' bytes (content is not selected). Differences, as on Postgres: symlinks are
+    followed (kind is always `file`), there is no inode, and no ctime: ctime_ns is null, so no
+    inspection is ever reused and every listed file is hashed again on every run (exact,
+    at the cost of reading the landing folder; see docs/architecture.md, "Spark"). Hadoop
+    also hides names starting with `_` (like `.`): such a file is not a delivery on Spark.
+    mtime has millisecond precision. -#}
+{% macro spark__list_landing(folder) %}
+    select
+        listed.file_name,
+        listed.path,
+        listed.size,
+        listed.mtime_ns,
+        cast(null as bigint) as ctime_ns,
+        cast(null as bigint) as inode,
+        'file' as kind
+    from (
+        select
+            regexp_extract(files.path, '[^/]*$', 0) as file_name,
+            files.path,
+            files.length as size,
+            unix_micros(files.modificationTime) * 1000 as mtime_ns
+        from binaryFile.{{ rerun_safe.spark_literal_path(folder) }} as files
+    ) as listed
+    where
+        lower(listed.file_name) like '%.csv'
+        and listed.file_name not like '.%'
+{% endmacro %}

@@ -8,18 +8,16 @@
     the last rebuild of staging (--full-refresh restamps every row) are ignored. -#}
 
 {% macro loaded_files_relation() %}
-    {{- return(api.Relation.create(database=target.database, schema=target.schema, identifier='rerun_safe_loaded_files')) -}}
+    {{- return(api.Relation.create(database=rerun_safe.target_database(), schema=target.schema, identifier='rerun_safe_loaded_files')) -}}
 {% endmacro %}
 
 {#- on-run-start, after begin_run (so under the lease): the table exists before any model. -#}
 {% macro create_loaded_files_table() %}
     {%- if rerun_safe.writing_command() -%}
-        {%- set create_loaded_files -%}
-            create table if not exists {{ rerun_safe.loaded_files_relation() }} (
-                file_id varchar not null,
-                run_seq bigint not null
-            )
-        {%- endset -%}
+        {%- set create_loaded_files = rerun_safe.create_audit_table(rerun_safe.loaded_files_relation(), [
+            ['file_id', 'text', true],
+            ['run_seq', 'bigint', true],
+        ]) -%}
         {%- do run_query(create_loaded_files) -%}
         {%- do rerun_safe.commit_hook_writes() -%}
     {%- endif -%}
@@ -57,9 +55,10 @@
     {%- if not files_mode -%}
     select 1 as lookback_stages_part_of_a_delivery
     {%- else -%}
+    {%- set check -%}
     select {{ rerun_safe.raise_error_expression(
-        "'rerun_safe: delivery ' || unbalanced.file_name || ' has ' || cast(unbalanced.records as varchar)"
-        ~ " || ' records but ' || cast(unbalanced.staged as varchar) || ' staged rows'"
+        "'rerun_safe: delivery ' || unbalanced.file_name || ' has ' || cast(unbalanced.records as " ~ rerun_safe.text_type() ~ ")"
+        ~ " || ' records but ' || cast(unbalanced.staged as " ~ rerun_safe.text_type() ~ ") || ' staged rows'"
     ) }} as conservation_check
     from (
         select
@@ -73,6 +72,8 @@
         )
     ) as unbalanced
     where unbalanced.records != unbalanced.staged
+    {%- endset -%}
+    {{ rerun_safe.check_now(check) }}
     {%- endif -%}
 {% endmacro %}
 

@@ -139,3 +139,64 @@
         else {{ raw }}
     end
 {%- endmacro %}
+
+{#- Spark: each accepted file read whole (the `binaryFile` source, under its escaped literal
+    path), split into records and fields in SQL exactly as on Postgres (spark_csv_records),
+    and the records numbered by their position in the file: no reader that splits a file
+    across tasks, so the ordinal is exact. Empty fields are null, as DuckDB reads them; blank
+    lines are skipped and not counted; the header's names give each column's position;
+    _overflow is the field after the last one. -#}
+{% macro spark__scan_landing_files(files) %}
+    {%- if files | length == 0 %}
+    {{ rerun_safe.empty_landing_scan('string') }}
+    {%- else -%}
+    {%- for f in files %}
+    {% set header = rerun_safe.delivery_header(f) -%}
+    select
+        {%- for c in rerun_safe.landing_columns() %}
+        nullif({{ rerun_safe.spark_csv_field('element_at(parsed.fields, ' ~ (header.index(c) + 1) ~ ')') }}, '') as {{ c }},
+        {%- endfor %}
+        nullif({{ rerun_safe.spark_csv_field('element_at(parsed.fields, ' ~ (header | length + 1) ~ ')') }}, '') as _overflow,
+        {{ rerun_safe.string_literal(f.file_id) }} as _file_id,
+        {{ rerun_safe.string_literal(f.file_name) }} as _file_name,
+        cast(parsed.record_number as bigint) as _record_number
+    from (
+        select numbered.record_number, split(numbered.record, '\uE000', -1) as fields
+        from (
+            select posexplode({{ rerun_safe.spark_csv_records(
+                "case when left(cast(file.content as string), 1) = '\\uFEFF' then substr(cast(file.content as string), 2)"
+                ~ " else cast(file.content as string) end"
+            ) }}) as (record_number, record)
+            from binaryFile.{{ rerun_safe.spark_literal_path(f.path) }} as file
+        ) as numbered
+        where numbered.record_number > 0
+    ) as parsed
+    {%- if not loop.last %}
+    union all
+    {%- endif %}
+    {%- endfor %}
+    {%- endif %}
+{% endmacro %}
+
+{#- The records of a CSV text (an SQL expression, byte-order mark already dropped) on Spark, as
+    an array of strings in file order, the header first, each record's fields separated by
+    U+E000 and written as in the file (quoted fields keep their quotes: spark_csv_field). The
+    Postgres algorithm with Spark's higher-order functions: split the text on `"`; in every
+    piece outside quotes (even position) a comma becomes U+E000 and a line break (CRLF, CR,
+    LF) U+E001; join the pieces back with `"`, split on U+E001, drop empty records. -#}
+{% macro spark_csv_records(content) %}
+    {{- return(
+        "filter(split(array_join(transform(split(" ~ content ~ ", '\"', -1), (piece, position) -> case when position % 2 = 0"
+        ~ " then regexp_replace(replace(piece, ',', '\\uE000'), '\\r\\n|\\r|\\n', '\\uE001') else piece end), '\"'),"
+        ~ " '\\uE001', -1), record -> record != '')"
+    ) -}}
+{% endmacro %}
+
+{#- One field as written -> its value: `"a,""b"""` -> `a,"b"`; unquoted text as is. -#}
+{% macro spark_csv_field(raw) -%}
+    case
+        when length({{ raw }}) >= 2 and left({{ raw }}, 1) = '"' and right({{ raw }}, 1) = '"'
+            then replace(substr({{ raw }}, 2, length({{ raw }}) - 2), '""', '"')
+        else {{ raw }}
+    end
+{%- endmacro %}
