@@ -44,7 +44,7 @@ lint: setup
 		--target-path $(LINT_DIR)/dbt --vars '{landing_path: $(LINT_DIR)/landing}'
 	DBT_DUCKDB_PATH=$(LINT_DIR)/lint.duckdb $(BIN)/sqlfluff lint models tests/dbt
 
-pytest: setup
+pytest: setup setup-spark
 	$(BIN)/python -m pytest -n 2 -q
 
 test: lint pytest
