@@ -296,13 +296,19 @@ def read_run_results(target_path: Path) -> list[NodeResult]:
     run_results = target_path / "run_results.json"
     if not run_results.exists():
         return []
+    try:
+        results = json.loads(run_results.read_text()).get("results", [])
+    except json.JSONDecodeError:
+        # a child dbt killed while it wrote the file (the crash check's kill points) leaves it
+        # empty or cut short: that build reported nothing
+        return []
     return [
         NodeResult(
             unique_id=entry["unique_id"],
             status=str(entry.get("status", "")),
             message=str(entry.get("message") or ""),
         )
-        for entry in json.loads(run_results.read_text()).get("results", [])
+        for entry in results
     ]
 
 

@@ -20,9 +20,10 @@ class SparkPipeline(Pipeline):
         self.schema = "t_" + uuid.uuid4().hex[:12]
 
     def dbt(self, command: str, *args: str, vars: dict[str, Any] | None = None) -> BuildResult:
-        os.environ["RERUN_SAFE_SPARK_DIR"] = str(self.spark_dir)
-        os.environ["RERUN_SAFE_SPARK_SCHEMA"] = self.schema
         return super().dbt(command, *args, "--target", "spark", vars=vars)
+
+    def dbt_env(self) -> dict[str, str]:
+        return {**super().dbt_env(), "RERUN_SAFE_SPARK_DIR": str(self.spark_dir), "RERUN_SAFE_SPARK_SCHEMA": self.schema}
 
     def run_ok(self, *args: str, vars: dict[str, Any] | None = None) -> BuildResult:
         """`dbt run`, asserting that every model succeeded."""

@@ -146,12 +146,7 @@
     across tasks, so the ordinal is exact. Empty fields are null, as DuckDB reads them; blank
     lines are skipped and not counted; the header's names give each column's position;
     _overflow is the field after the last one. -#}
-{% macro spark__scan_landing_files(files) %}
-    {%- if files | length == 0 %}
-    {{ rerun_safe.empty_landing_scan('string') }}
-    {%- else -%}
-    {%- for f in files %}
-    {% set header = rerun_safe.delivery_header(f) -%}
+{% macro spark__scan_landing_file(f, header) %}
     select
         {%- for c in rerun_safe.landing_columns() %}
         nullif({{ rerun_safe.spark_csv_field('element_at(parsed.fields, ' ~ (header.index(c) + 1) ~ ')') }}, '') as {{ c }},
@@ -171,11 +166,6 @@
         ) as numbered
         where numbered.record_number > 0
     ) as parsed
-    {%- if not loop.last %}
-    union all
-    {%- endif %}
-    {%- endfor %}
-    {%- endif %}
 {% endmacro %}
 
 {#- The records of a CSV text (an SQL expression, byte-order mark already dropped) on Spark, as
