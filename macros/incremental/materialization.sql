@@ -27,6 +27,13 @@
     }) -}}
 {% endmacro %}
 
+{#- What a first or full build creates: the model's rows, without those an incremental run would
+    not insert (config partition_keep_rows), so both ways give the same table. -#}
+{% macro full_build_sql(sql) %}
+    {%- set keep_rows = config.get('partition_keep_rows') -%}
+    {{- return(sql if not keep_rows else 'select * from (\n' ~ sql ~ '\n) as built where ' ~ keep_rows) -}}
+{% endmacro %}
+
 {#- dbt's default incremental materialization (dbt-adapters, global project), with the strategy
     taken from package_strategies(): the same relations, hooks, transaction, schema-change
     handling, grants and docs as the adapter's for the other strategies. -#}
@@ -56,9 +63,7 @@
     {{ run_hooks(pre_hooks, inside_transaction=True) }}
 
     {%- set state = namespace(need_swap=false, relation_for_indexes=target_relation) -%}
-    {#- a full build keeps out what an incremental one would not insert (partition_keep_rows) -#}
-    {%- set keep_rows = config.get('partition_keep_rows') -%}
-    {%- set full_build_sql = sql if not keep_rows else 'select * from (\n' ~ sql ~ '\n) as built where ' ~ keep_rows -%}
+    {%- set full_build_sql = rerun_safe.full_build_sql(sql) -%}
     {%- if existing_relation is none -%}
         {%- set build_sql = get_create_table_as_sql(False, target_relation, full_build_sql) -%}
     {%- elif full_refresh_mode -%}
@@ -150,7 +155,7 @@
     {%- set tmp_relation = this.incorporate(path={'identifier': this.identifier ~ '__dbt_tmp'}).include(database=false, schema=false) -%}
     {%- do rerun_safe.spark_finish_swap(target_relation, new_relation, old_relation) -%}
     {%- set existing_relation = load_relation(this) -%}
-    {%- set full_build_sql = sql if not keep_rows else 'select * from (\n' ~ sql ~ '\n) as built where ' ~ keep_rows -%}
+    {%- set full_build_sql = rerun_safe.full_build_sql(sql) -%}
 
     {{ run_hooks(pre_hooks) }}
 

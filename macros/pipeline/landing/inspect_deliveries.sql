@@ -104,7 +104,7 @@
                 where c.name != all(header.fields)) as missing_names,
             counted.records
         from (
-            select array_agg(btrim({{ rerun_safe.postgres__csv_field('f.field') }}, ' ' || chr(9)) order by f.position) as fields
+            select array_agg(btrim({{ rerun_safe.csv_field('f.field') }}, ' ' || chr(9)) order by f.position) as fields
             from (
                 select records.fields from ({{ rerun_safe.postgres__csv_records_of('judged.content', with_header=true) }}) as records
                 where records.record_number = 0
@@ -214,7 +214,7 @@
                     {{ rerun_safe.spark_csv_records('texts.unmarked') }} as all_records,
                     case when size({{ rerun_safe.spark_csv_records('texts.unmarked') }}) > 0 then transform(
                         split({{ rerun_safe.spark_csv_records('texts.unmarked') }}[0], '\uE000', -1),
-                        field -> trim(both ' \t' from {{ rerun_safe.spark_csv_field('field') }})
+                        field -> trim(both ' \t' from {{ rerun_safe.csv_field('field') }})
                     ) end as header_fields
                 from (
                     select

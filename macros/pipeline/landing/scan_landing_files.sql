@@ -77,10 +77,7 @@
         them; blank lines are skipped and not counted; the first record is the header, whose
         names give each column's position; _overflow is the field after the last one. -#}
     select
-        {%- for c in rerun_safe.landing_columns() %}
-        nullif({{ rerun_safe.postgres__csv_field('parsed.fields[' ~ (header.index(c) + 1) ~ ']') }}, '') as {{ c }},
-        {%- endfor %}
-        nullif({{ rerun_safe.postgres__csv_field('parsed.fields[' ~ (header | length + 1) ~ ']') }}, '') as _overflow,
+        {{ rerun_safe.csv_columns_by_header(header, 'parsed.fields[{}]') }},
         cast({{ rerun_safe.string_literal(f.file_id) }} as text) as _file_id,
         cast({{ rerun_safe.string_literal(f.file_name) }} as text) as _file_name,
         parsed.record_number as _record_number
@@ -91,7 +88,7 @@
 
 {#- The records of a CSV text (an SQL expression) on Postgres: (record_number, fields text[]),
     record_number 0 for the header, 1 for the first data record, each field as written (quoted
-    fields keep their quotes: see postgres__csv_field). Set-based, no regular expression (they
+    fields keep their quotes: see csv_field). Set-based, no regular expression (they
     cost ~50 us a line in Postgres): split the text on `"`; every odd piece is outside quotes,
     so its commas separate fields and its line breaks (LF, CRLF, CR) separate records. Those
     are replaced by two private-use characters, U+E000 and U+E001, the pieces are joined back
@@ -131,13 +128,24 @@
     {%- endif %}
 {% endmacro %}
 
-{#- One field as written -> its value: `"a,""b"""` -> `a,"b"`; unquoted text as is. -#}
-{% macro postgres__csv_field(raw) -%}
+{#- One field as written -> its value: `"a,""b"""` -> `a,"b"`; unquoted text as is. The same
+    SQL on Postgres and Spark, the two engines that split CSV text in SQL. -#}
+{% macro csv_field(raw) -%}
     case
         when length({{ raw }}) >= 2 and left({{ raw }}, 1) = '"' and right({{ raw }}, 1) = '"'
             then replace(substr({{ raw }}, 2, length({{ raw }}) - 2), '""', '"')
         else {{ raw }}
     end
+{%- endmacro %}
+
+{#- The contract columns of a file split in SQL, in contract order, each taken from its position
+    in the file's own header (`field_at` formats a 1-based position into the SQL of that field),
+    empty fields as null, and _overflow: the field after the last one. -#}
+{% macro csv_columns_by_header(header, field_at) -%}
+    {%- for c in rerun_safe.landing_columns() %}
+        nullif({{ rerun_safe.csv_field(field_at.format(header.index(c) + 1)) }}, '') as {{ c }},
+    {%- endfor %}
+        nullif({{ rerun_safe.csv_field(field_at.format(header | length + 1)) }}, '') as _overflow
 {%- endmacro %}
 
 {#- Spark: each accepted file read whole (the `binaryFile` source, under its escaped literal
@@ -148,10 +156,7 @@
     _overflow is the field after the last one. -#}
 {% macro spark__scan_landing_file(f, header) %}
     select
-        {%- for c in rerun_safe.landing_columns() %}
-        nullif({{ rerun_safe.spark_csv_field('element_at(parsed.fields, ' ~ (header.index(c) + 1) ~ ')') }}, '') as {{ c }},
-        {%- endfor %}
-        nullif({{ rerun_safe.spark_csv_field('element_at(parsed.fields, ' ~ (header | length + 1) ~ ')') }}, '') as _overflow,
+        {{ rerun_safe.csv_columns_by_header(header, 'element_at(parsed.fields, {})') }},
         {{ rerun_safe.string_literal(f.file_id) }} as _file_id,
         {{ rerun_safe.string_literal(f.file_name) }} as _file_name,
         cast(parsed.record_number as bigint) as _record_number
@@ -170,7 +175,7 @@
 
 {#- The records of a CSV text (an SQL expression, byte-order mark already dropped) on Spark, as
     an array of strings in file order, the header first, each record's fields separated by
-    U+E000 and written as in the file (quoted fields keep their quotes: spark_csv_field). The
+    U+E000 and written as in the file (quoted fields keep their quotes: csv_field). The
     Postgres algorithm with Spark's higher-order functions: split the text on `"`; in every
     piece outside quotes (even position) a comma becomes U+E000 and a line break (CRLF, CR,
     LF) U+E001; join the pieces back with `"`, split on U+E001, drop empty records. -#}
@@ -181,12 +186,3 @@
         ~ " '\\uE001', -1), record -> record != '')"
     ) -}}
 {% endmacro %}
-
-{#- One field as written -> its value: `"a,""b"""` -> `a,"b"`; unquoted text as is. -#}
-{% macro spark_csv_field(raw) -%}
-    case
-        when length({{ raw }}) >= 2 and left({{ raw }}, 1) = '"' and right({{ raw }}, 1) = '"'
-            then replace(substr({{ raw }}, 2, length({{ raw }}) - 2), '""', '"')
-        else {{ raw }}
-    end
-{%- endmacro %}
