@@ -10,6 +10,7 @@ import csv
 import io
 import json
 import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -36,6 +37,14 @@ class BuildResult:
             if unique_id.split(".")[-1] == model and unique_id.startswith("model."):
                 return status
         raise KeyError(f"{model} not in run_results: {sorted(self.statuses)}")
+
+
+def deliveries_by_day(folder: Path) -> list[list[Path]]:
+    """The CSV deliveries of `folder` (generated: named `YYYY-MM-DD_...`), grouped by day, in
+    name order within and across days."""
+    files = sorted(folder.glob("*.csv"))
+    days = sorted({path.name[:10] for path in files})
+    return [[path for path in files if path.name.startswith(day)] for day in days]
 
 
 def event(
@@ -71,6 +80,11 @@ class Pipeline:
         self._seeded = False
 
     # --- deliveries -------------------------------------------------------------------
+    def deliver(self, *paths: Path) -> None:
+        """Copy existing delivery files into the landing folder, times kept."""
+        for path in paths:
+            shutil.copy2(path, self.landing / path.name)
+
     def land(self, name: str, rows: Iterable[dict[str, str]] = (), *, raw: str | None = None) -> Path:
         """Write one delivery file. `raw` writes the exact text (for malformed CSV)."""
         path = self.landing / name

@@ -7,7 +7,6 @@ the business tables, the quarantine or the late queue is a bug in one of them.
 """
 from __future__ import annotations
 
-import shutil
 from datetime import date
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import pandas as pd
 import pytest
 
 from harness.generate import GeneratorConfig, generate
-from tests.pipeline.project import Pipeline
+from tests.pipeline.project import Pipeline, deliveries_by_day
 from tests.reference.oracle import Correction, mark_now, read_landing, run_oracle
 
 ITEM_COLUMNS = ["company_id", "order_item_id", "order_id", "currency", "gross_cents", "refunded_cents",
@@ -48,12 +47,10 @@ def deliveries(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_day_by_day_build_with_correction_matches_oracle(pipeline: Pipeline, deliveries: Path) -> None:
     """Six days delivered day by day, then a correction over the first days: tables equal the oracle's at both points."""
-    files = sorted(p for p in deliveries.glob("*.csv"))
-    assert len(files) > 6
-    for day in sorted({p.name[:10] for p in files}):
-        for path in files:
-            if path.name.startswith(day):
-                shutil.copy2(path, pipeline.landing / path.name)
+    days = deliveries_by_day(deliveries)
+    assert sum(len(files) for files in days) > 6
+    for files in days:
+        pipeline.deliver(*files)
         pipeline.run()
 
     rows = read_landing(pipeline.landing)

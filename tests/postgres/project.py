@@ -26,6 +26,11 @@ class PostgresPipeline(Pipeline):
         path.chmod(0o644)  # the server's OS user reads it
         return path
 
+    def deliver(self, *paths: Path) -> None:
+        super().deliver(*paths)
+        for path in paths:
+            (self.landing / path.name).chmod(0o644)  # the server's OS user reads it
+
     def dbt(self, command: str, *args: str, vars: dict[str, Any] | None = None) -> BuildResult:
         return super().dbt(command, *args, "--target", "postgres", vars=vars)
 

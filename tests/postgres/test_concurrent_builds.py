@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -21,7 +20,7 @@ from typing import Any
 import pytest
 
 from harness.generate import GeneratorConfig, generate
-from tests.pipeline.project import PROJECT_DIR, Pipeline, event
+from tests.pipeline.project import PROJECT_DIR, Pipeline, deliveries_by_day, event
 from tests.postgres.conftest import PostgresServer
 from tests.postgres.project import PostgresPipeline
 
@@ -87,19 +86,13 @@ class Warehouse(PostgresPipeline):
         except psycopg2.errors.UndefinedTable:
             return []
 
-    def land_copy(self, path: Path) -> None:
-        shutil.copy2(path, self.landing / path.name)  # same name, size and mtime: same file id
-        (self.landing / path.name).chmod(0o644)
-
 
 @pytest.fixture(scope="module")
 def deliveries(tmp_path_factory: pytest.TempPathFactory) -> list[list[Path]]:
     """DAYS days of generated deliveries (redeliveries, versions, late rows, ...), by day."""
     folder = tmp_path_factory.mktemp("concurrent_deliveries")
     generate(GeneratorConfig(days=DAYS, events_per_day=40, seed=14), folder)
-    files = sorted(folder.glob("*.csv"))
-    days = sorted({path.name[:10] for path in files})
-    return [[path for path in files if path.name.startswith(day)] for day in days]
+    return deliveries_by_day(folder)
 
 
 def day_vars(deliveries: list[list[Path]], index: int) -> dict[str, str]:
@@ -116,8 +109,7 @@ def clean(tmp_path_factory: pytest.TempPathFactory, postgres_server: PostgresSer
     pipeline = Warehouse(tmp_path_factory.mktemp("clean"), postgres_server)
     states = []
     for index, files in enumerate(deliveries):
-        for path in files:
-            pipeline.land_copy(path)
+        pipeline.deliver(*files)  # same names, sizes and mtimes: same file ids
         pipeline.build(vars=day_vars(deliveries, index))
         states.append(state(pipeline))
     return states
@@ -137,8 +129,7 @@ def test_concurrent_builds_equal_a_clean_build(
     build's; a refused build wrote nothing; the builds holding the lease never overlapped."""
     warehouse = Warehouse(tmp_path / "wh", postgres_server)
     for index, files in enumerate(deliveries):
-        for path in files:
-            warehouse.land_copy(path)
+        warehouse.deliver(*files)  # same names, sizes and mtimes: same file ids
         processes = [
             warehouse.spawn(f"day{index}_build{k}", vars={
                 **day_vars(deliveries, index), **({"rerun_safe_lock_timeout_seconds": 0} if k % 2 else {}),
@@ -249,8 +240,7 @@ def test_repair_of_duplicated_staging_gives_the_clean_build(
     build's tables, and keeps the corrections and the ledger history as they were."""
     pg = Warehouse(tmp_path / "wh", postgres_server)
     for index, files in enumerate(deliveries):
-        for path in files:
-            pg.land_copy(path)
+        pg.deliver(*files)  # same names, sizes and mtimes: same file ids
         pg.build(vars=day_vars(deliveries, index))
     ledger = pg.table("fct_revenue_ledger")
     corrections = pg.table("int_corrections_recorded")
@@ -283,8 +273,7 @@ def test_repair_of_duplicated_staging_on_duckdb(tmp_path: Path, deliveries: list
     warehouses = {name: Pipeline(tmp_path / name) for name in ("clean", "repaired")}
     for index, files in enumerate(deliveries):
         for pipeline in warehouses.values():
-            for path in files:
-                shutil.copy2(path, pipeline.landing / path.name)
+            pipeline.deliver(*files)
             pipeline.build(vars=day_vars(deliveries, index))
     pipeline = warehouses["repaired"]
     ledger = pipeline.table("fct_revenue_ledger")

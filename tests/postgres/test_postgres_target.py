@@ -7,13 +7,12 @@ macros/incremental); these tests are what proves the `postgres__` side of them.
 """
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from harness.generate import GeneratorConfig, generate
-from tests.pipeline.project import Pipeline, event
+from tests.pipeline.project import Pipeline, deliveries_by_day, event
 from tests.pipeline.test_at_least_once import MALFORMED
 from tests.postgres.conftest import PostgresServer
 from tests.postgres.project import PostgresPipeline
@@ -196,16 +195,13 @@ def test_duckdb_and_postgres_build_identical_tables(tmp_path: Path, pg: Postgres
     deliveries = tmp_path / "deliveries"
     generate(GeneratorConfig(days=3, events_per_day=100), deliveries)
     duck = Pipeline(tmp_path / "duck")
-    files = sorted(deliveries.glob("*.csv"))
-    for day in sorted({p.name[:10] for p in files}):
-        for path in files:
-            if path.name.startswith(day):
-                for pipeline in (duck, pg):
-                    shutil.copy2(path, pipeline.landing / path.name)
-                    (pipeline.landing / path.name).chmod(0o644)
+    days = deliveries_by_day(deliveries)
+    for files in days:
+        duck.deliver(*files)
+        pg.deliver(*files)
         assert duck.run().success
         pg.run_ok()
-    correction = {"correct_from": "2026-10-01", "correct_to": files[0].name[:10]}
+    correction = {"correct_from": "2026-10-01", "correct_to": days[0][0].name[:10]}
     assert duck.run(vars=correction).success
     pg.build(vars=correction)
 

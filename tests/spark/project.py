@@ -5,7 +5,6 @@ plus `--target spark` and a schema of its own; queries go through that Spark ses
 """
 from __future__ import annotations
 
-import os
 import uuid
 from pathlib import Path
 from typing import Any, Sequence

@@ -8,13 +8,12 @@ empty delivery is not recorded in stg_landing__deliveries on Spark (it has no re
 """
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from harness.generate import GeneratorConfig, generate
-from tests.pipeline.project import Pipeline, event
+from tests.pipeline.project import Pipeline, deliveries_by_day, event
 from tests.pipeline.test_at_least_once import MALFORMED
 from tests.spark.project import SparkPipeline
 
@@ -80,11 +79,9 @@ def test_generated_deliveries_build_as_on_duckdb(tmp_path: Path, spark: SparkPip
     generate(GeneratorConfig(days=3, events_per_day=40), deliveries)
     duck = Pipeline(tmp_path / "duck")
     files = sorted(deliveries.glob("*.csv"))
-    for day in sorted({p.name[:10] for p in files}):
-        for path in files:
-            if path.name.startswith(day):
-                for pipeline in (duck, spark):
-                    shutil.copy2(path, pipeline.landing / path.name)
+    for day in deliveries_by_day(deliveries):
+        duck.deliver(*day)
+        spark.deliver(*day)
         assert duck.run().success
         spark.run_ok()
         state = assert_same(duck, spark)
@@ -157,18 +154,12 @@ def test_a_failure_after_the_write_is_caught_and_repaired(tmp_path: Path, spark:
     deliveries = tmp_path / "deliveries"
     generate(GeneratorConfig(days=2, events_per_day=20), deliveries)
     duck = Pipeline(tmp_path / "duck")
-    files = sorted(deliveries.glob("*.csv"))
-    days = sorted({p.name[:10] for p in files})
-    for path in files:
-        shutil.copy2(path, duck.landing / path.name)
+    days = deliveries_by_day(deliveries)
+    duck.deliver(*(path for day in days for path in day))
     assert duck.run().success
-    for path in files:
-        if path.name.startswith(days[0]):
-            shutil.copy2(path, spark.landing / path.name)
+    spark.deliver(*days[0])
     spark.run_ok()
-    for path in files:
-        if path.name.startswith(days[1]):
-            shutil.copy2(path, spark.landing / path.name)
+    spark.deliver(*days[1])
     failed = spark.run(vars={"rerun_safe_fail_model": "int_event_copies_classified"})
     assert not failed.success and "injected fault" in failed.messages[
         "model.rerun_safe.int_event_copies_classified"]
