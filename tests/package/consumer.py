@@ -12,7 +12,7 @@ from typing import Any
 
 import duckdb
 import yaml
-from harness.dbt_invoke import run_dbt
+from harness.dbt_invoke import Invocation, run_dbt
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE = Path(__file__).resolve().parent / "consumer"
@@ -72,20 +72,18 @@ class Consumer:
         self.dbt("seed")
 
     # --- dbt --------------------------------------------------------------------------
-    def dbt(self, command: str, *args: str, expect_success: bool = True) -> dict[str, Any]:
-        """One dbt command through the harness's invoker; returns run_results' outcome."""
+    def dbt(self, command: str, *args: str, expect_success: bool = True) -> Invocation:
+        """One dbt command through the harness's invoker."""
         target_path = self.root / "target"
         argv = [command, "--project-dir", str(self.root), "--profiles-dir", str(self.root),
                 "--target", self.target, "--quiet", *args]
         if command != "deps":  # deps takes no --target-path
             argv += ["--target-path", str(target_path)]
         outcome = run_dbt(argv, target_path=target_path, env=self.env)
-        results = [{"unique_id": n.unique_id, "status": n.status, "message": n.message} for n in outcome.nodes]
         if expect_success:
-            problems = {r["unique_id"]: (r["status"], r["message"][:400])
-                        for r in results if r["status"] not in ("success", "pass")}
+            problems = {n.unique_id: (n.status, n.message[:400]) for n in outcome.nodes if n.status not in ("success", "pass")}
             assert outcome.success and not problems, f"dbt {command} failed: {problems or outcome.error}"
-        return {"results": results, "success": outcome.success, "exception": outcome.error or ""}
+        return outcome
 
     def manifest(self) -> dict[str, Any]:
         return json.loads((self.root / "target" / "manifest.json").read_text())

@@ -104,8 +104,8 @@ def test_other_strategies_run_the_adapters_own_materialization(tmp_path: Path, t
     if target == "duckdb":
         without.dbt("run", "--select", "daily_sales")
     refused = without.dbt("run", "--select", "daily_sales", expect_success=False)
-    messages = " ".join((r.get("message") or "") for r in refused["results"]) + refused["exception"]
-    assert not refused["success"] and "not valid for this adapter" in messages, messages
+    messages = " ".join(node.message for node in refused.nodes) + (refused.error or "")
+    assert not refused.success and "not valid for this adapter" in messages, messages
 
 
 def test_users_install_it_from_git_with_subdirectory(tmp_path: Path) -> None:
