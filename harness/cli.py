@@ -215,6 +215,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.work_dir.mkdir(parents=True, exist_ok=True)
     workdir = Path(tempfile.mkdtemp(prefix="rerun-safe-", dir=args.work_dir))
     started = time.monotonic()
+    ctx = None
     try:
         try:
             ctx = open_session(
@@ -243,6 +244,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             results = run_checks(selected, ctx, skipped=skipped, named=named)
     finally:
+        if ctx is not None:  # a server's scratch schemas (harness.stores)
+            ctx.store.close(keep=args.keep_work_dir)
+            if args.keep_work_dir and ctx.store.adapter != "duckdb":
+                print(f"scratch schemas kept: {getattr(ctx.store, 'prefix', '')}_*", file=sys.stderr)
         if args.keep_work_dir:
             print(f"work folder kept: {workdir}", file=sys.stderr)
         else:

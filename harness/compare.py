@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Collection
 from enum import Enum
 
-import duckdb
-
-from harness.diff import Side, diff_sides, quote, relation_columns
+from harness.diff import Side, diff_sides, quote
 from harness.project import Model, Project
 from harness.results import Comparison, NotJudged, TableDiff
-from harness.warehouse import Relation, Snapshot
+from harness.sql import Sql
+from harness.warehouse import Snapshot
 
 
 class Purpose(str, Enum):
@@ -25,14 +24,13 @@ class Purpose(str, Enum):
 RECORDS_DELIVERIES_REASON = "records every delivery: a redelivery adds rows by design"
 
 
-def _side(con: duckdb.DuckDBPyConnection, alias: str, relation: Relation, model: Model, history: bool) -> Side:
-    name = f"{alias}.{quote(relation.schema)}.{quote(relation.name)}"
+def _side(con: Sql, name: str, model: Model, history: bool) -> Side:
     if history:
         meta = model.rerun_safe
         groups = ", ".join(quote(col) for col in meta.group_by)
         sums = ", ".join(f"sum({quote(col)}) as {quote(col)}" for col in meta.sum_columns)
-        name = f"(select {groups}, {sums} from {name} group by all)"
-    return Side(sql=name, columns=relation_columns(con, name))
+        name = f"(select {groups}, {sums} from {name} as __h group by {groups})"
+    return Side(sql=name, columns=con.columns(name))
 
 
 def compare_snapshots(
@@ -50,10 +48,13 @@ def compare_snapshots(
     models = project.by_relation()
     left_relations = {relation.key: relation for relation in left.relations}
     right_relations = {relation.key: relation for relation in right.relations}
-    con = duckdb.connect()
-    try:
-        con.execute(f"attach '{left.path}' as l (read_only)")
-        con.execute(f"attach '{right.path}' as r (read_only)")
+    if left.store is None:
+        from harness.stores.duckdb import DuckDBStore
+
+        store = DuckDBStore()
+    else:
+        store = left.store
+    with store.comparing(left, right) as (con, name_of):
         for key in sorted(set(left_relations) | set(right_relations)):
             relation = left_relations.get(key) or right_relations[key]
             model = models.get(key)
@@ -90,8 +91,8 @@ def compare_snapshots(
             diff = diff_sides(
                 con,
                 relation.display_name,
-                _side(con, "l", left_relations[key], model, history),
-                _side(con, "r", right_relations[key], model, history),
+                _side(con, name_of(left, left_relations[key]), model, history),
+                _side(con, name_of(right, right_relations[key]), model, history),
                 key=model.rerun_safe.group_by if history else model.unique_key,
                 excluded=model.rerun_safe.volatile_columns,
                 mode="history" if history else "exact",
@@ -109,8 +110,6 @@ def compare_snapshots(
             comparison.not_judged.append(
                 NotJudged(model.display_name, "model not found in either warehouse")
             )
-    finally:
-        con.close()
     return comparison
 
 

@@ -16,6 +16,8 @@ from harness.keys import KeyViolation
 from harness.project import Project, load_manifest
 from harness.results import CheckResult, Comparison, Status
 from harness.sources import SourceLoader
+from harness.stores import Store
+from harness.stores.duckdb import DuckDBStore
 from harness.workspace import Lane, Progress
 
 
@@ -54,6 +56,7 @@ class CheckContext:
     # --load-sources: deliveries are appended to the project's source tables
     loader: SourceLoader | None = None
     shared: dict[str, Any] = field(default_factory=dict)  # built once per run (the reference)
+    store: Store = field(default_factory=DuckDBStore)  # where lanes live (harness.stores)
 
     def explains_error(self, problem: str, check: str) -> str:
         """The earlier check that already reported the model a build error is about, or ""."""
@@ -73,7 +76,10 @@ class CheckContext:
         def report(message: str) -> None:
             self.progress(f"[{check}] {message}")
 
-        return Lane(root=root, settings=self.settings, progress=report, judged=self.selected, loader=self.loader)
+        return Lane(
+            root=root, settings=self.settings, progress=report, judged=self.selected, loader=self.loader,
+            store=self.store,
+        )
 
     def batches(self) -> list[Batch]:
         if self.deliveries is None:
@@ -93,7 +99,7 @@ class CheckContext:
 
 
 def manifest_of(run: DbtRun) -> Project:
-    return load_manifest(run.target_path)
+    return load_manifest(run.target_path, run.rename)
 
 
 def annotate(ctx: CheckContext | None, check: str, comparisons: Sequence[Comparison]) -> None:

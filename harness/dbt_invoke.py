@@ -62,6 +62,8 @@ class DbtRun:
     error: str | None
     duration_s: float
     log_excerpt: str = ""  # dbt's own error lines, when the run failed without node errors
+    # (the lane's schema, the target's schema) on a server: how its manifest names schemas
+    rename: tuple[str, str] | None = None
 
     @property
     def problems(self) -> list[str]:
@@ -206,21 +208,24 @@ def invoke(
     settings: DbtSettings,
     command: str,
     *,
-    warehouse: Path,
+    warehouse: Path | None = None,
     target_path: Path,
     landing: Path | None,
     select: Sequence[str] = (),
     full_refresh: bool = False,
     extra_vars: dict[str, Any] | None = None,
+    location: dict[str, str] | None = None,
 ) -> DbtRun:
-    """Run one dbt command of a check in this process (run_dbt) with the harness's flags."""
+    """Run one dbt command of a check in this process (run_dbt) with the harness's flags.
+    Where it builds: `location` (env vars from a harness.stores place), or the `warehouse`
+    file."""
     args = build_args(
         settings, command, target_path=target_path, landing=landing,
         select=select, full_refresh=full_refresh, extra_vars=extra_vars,
     )
     log_file = target_path / "logs" / "dbt.log"
     log_file.unlink(missing_ok=True)  # dbt appends; keep this run's lines only
-    outcome = run_dbt(args, target_path=target_path, env={warehouse_env(settings): str(warehouse)})
+    outcome = run_dbt(args, target_path=target_path, env=location_env(settings, warehouse, location))
     error, nodes, duration = outcome.error, outcome.nodes, outcome.duration_s
     if not outcome.wrote_results and error is None:
         error = f"dbt {command} wrote no run_results.json in {target_path}"
@@ -235,6 +240,14 @@ def invoke(
 
         run.log_excerpt = error_message(log_file)[:1500]
     return run
+
+
+def location_env(settings: DbtSettings, warehouse: Path | None, location: dict[str, str] | None) -> dict[str, str]:
+    if location is not None:
+        return dict(location)
+    if warehouse is None:
+        raise ValueError("dbt needs a warehouse file or a location")
+    return {warehouse_env(settings): str(warehouse)}
 
 
 def warehouse_env(settings: DbtSettings) -> str:
@@ -270,13 +283,14 @@ def subprocess_command(
     settings: DbtSettings,
     command: str,
     *,
-    warehouse: Path,
+    warehouse: Path | None = None,
     target_path: Path,
     landing: Path | None,
     select: Sequence[str] = (),
     full_refresh: bool = False,
     extra_vars: dict[str, Any] | None = None,
     log_level_file: str | None = "info",
+    location: dict[str, str] | None = None,
 ) -> tuple[list[str], dict[str, str]]:
     """argv and environment to run the same dbt command in a child process (to kill it, or to
     run two at once); read its outcome with `read_run_results(target_path)`, and what it did
@@ -288,7 +302,7 @@ def subprocess_command(
         log_level_file=log_level_file,
     )
     env = dict(os.environ)
-    env[warehouse_env(settings)] = str(warehouse)
+    env.update(location_env(settings, warehouse, location))
     return argv, env
 
 
@@ -316,9 +330,10 @@ def list_nodes(
     settings: DbtSettings,
     *,
     target_path: Path,
-    warehouse: Path,
+    warehouse: Path | None = None,
     select: Sequence[str] = (),
     resource_types: Sequence[str] = ("model", "seed", "snapshot"),
+    location: dict[str, str] | None = None,
 ) -> list[str]:
     """unique_ids of the nodes `dbt ls` selects (with the settings' --exclude and --state).
     `dbt ls` parses the project and writes manifest.json; it connects to no warehouse."""
@@ -331,7 +346,7 @@ def list_nodes(
     target_path.mkdir(parents=True, exist_ok=True)
     log_file = target_path / "logs" / "dbt.log"
     try:
-        with _env({warehouse_env(settings): str(warehouse)}):
+        with _env(location_env(settings, warehouse, location)):
             outcome = dbtRunner().invoke(args)
     finally:
         release_duckdb()

@@ -1,7 +1,7 @@
-"""Multiset-correct, keyed, null-safe table diffs computed inside DuckDB.
+"""Multiset-correct, keyed, null-safe table diffs computed inside the warehouse.
 
-Both sides are relation expressions in one DuckDB connection (usually two snapshot files
-attached read-only). Rows are compared as a multiset: every distinct row is counted on each
+Both sides are relation expressions in one connection (harness.sql): two DuckDB snapshot files
+attached read-only, or two snapshot schemas of a PostgreSQL database. Rows are compared as a multiset: every distinct row is counted on each
 side (`group by` treats NULLs as equal), so a duplicated row is a difference and NULL equals
 NULL. Plain EXCEPT would hide both.
 
@@ -17,11 +17,10 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-import duckdb
 import pandas as pd
 
 from harness.results import TableDiff
-
+from harness.sql import Sql, as_sql, quote
 
 
 @dataclass(frozen=True)
@@ -32,13 +31,8 @@ class Side:
     columns: tuple[tuple[str, str], ...]
 
 
-def quote(identifier: str) -> str:
-    return '"' + identifier.replace('"', '""') + '"'
-
-
-def relation_columns(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[tuple[str, str], ...]:
-    described = con.execute(f"describe select * from {sql}").fetchall()
-    return tuple((str(row[0]), str(row[1])) for row in described)
+def relation_columns(con: Sql, sql: str) -> tuple[tuple[str, str], ...]:
+    return as_sql(con).columns(sql)
 
 
 def _schema_changes(
@@ -59,29 +53,27 @@ def _schema_changes(
     return changes, common
 
 
-def _fingerprint(con: duckdb.DuckDBPyConnection, sql: str, columns: list[str]) -> tuple[int, int, int]:
-    forward = ", ".join(quote(name) for name in columns)
-    backward = ", ".join(quote(name) for name in reversed(columns))
-    row = con.execute(
+def _fingerprint(con: Sql, sql: str, columns: list[str]) -> tuple[int, int, int]:
+    row = con.fetchone(
         f"""
         select
             count(*),
-            coalesce(sum(cast(hash({forward}) as hugeint)), 0),
-            coalesce(sum(cast(hash({backward}, 'rerun_safe') as hugeint)), 0)
-        from {sql}
+            {con.row_hash_sum(columns, salted=False)},
+            {con.row_hash_sum(list(reversed(columns)), salted=True)}
+        from {sql} as __fingerprinted
         """
-    ).fetchone()
+    )
     assert row is not None
     return int(row[0]), int(row[1]), int(row[2])
 
 
-def _scalar(con: duckdb.DuckDBPyConnection, sql: str) -> int:
-    row = con.execute(sql).fetchone()
+def _scalar(con: Sql, sql: str) -> int:
+    row = con.fetchone(sql)
     return int(row[0] or 0) if row else 0
 
 
 def diff_sides(
-    con: duckdb.DuckDBPyConnection,
+    con: Sql,
     table: str,
     left: Side,
     right: Side,
@@ -91,6 +83,7 @@ def diff_sides(
     mode: str = "exact",
     sample_size: int = 5,
 ) -> TableDiff:
+    con = as_sql(con)
     excluded_lower = {name.lower() for name in excluded}
     left_cols = {name: type_ for name, type_ in left.columns if name.lower() not in excluded_lower}
     right_cols = {name: type_ for name, type_ in right.columns if name.lower() not in excluded_lower}
@@ -117,22 +110,22 @@ def diff_sides(
     try:
         con.execute(
             f"""
-            create or replace temp table {diff_table} as
+            create temp table {diff_table} as
             select {cols}, sum(__in_left) as __n_left, sum(__in_right) as __n_right
             from (
-                select {cols}, 1 as __in_left, 0 as __in_right from {left.sql}
+                select {cols}, 1 as __in_left, 0 as __in_right from {left.sql} as __l
                 union all
-                select {cols}, 0 as __in_left, 1 as __in_right from {right.sql}
+                select {cols}, 0 as __in_left, 1 as __in_right from {right.sql} as __r
             ) as both_sides
-            group by all
+            group by {cols}
             having sum(__in_left) <> sum(__in_right)
             """
         )
-    except duckdb.Error as exc:  # e.g. a column changed to a type the other side cannot take
+    except con.errors as exc:  # e.g. a column changed to a type the other side cannot take
         result.schema_changes.append(f"rows not comparable: {str(exc).splitlines()[0]}")
         return result
     try:
-        surplus = con.execute(
+        surplus = con.fetchone(
             f"""
             select
                 coalesce(sum(greatest(__n_left - __n_right, 0)), 0),
@@ -140,7 +133,7 @@ def diff_sides(
                 count(*) filter (where __n_left > 0 and __n_right > 0)
             from {diff_table}
             """
-        ).fetchone()
+        )
         assert surplus is not None
         result.surplus_left, result.surplus_right, result.duplicated_groups = (int(v) for v in surplus)
 
@@ -158,7 +151,7 @@ def diff_sides(
 
 
 def _keyed_details(
-    con: duckdb.DuckDBPyConnection,
+    con: Sql,
     result: TableDiff,
     left: Side,
     right: Side,
@@ -172,27 +165,29 @@ def _keyed_details(
             attr,
             _scalar(
                 con,
-                f"select count(*) from (select {key_cols} from {side.sql} group by all having count(*) > 1)",
+                f"select count(*) from (select {key_cols} from {side.sql} as __s group by {key_cols} having count(*) > 1) as __d",
             ),
         )
-    presence = con.execute(
+    presence = con.fetchone(
         f"""
         with keys as (
-            select {key_cols}, 1 as __on_left, 0 as __on_right from (select distinct {key_cols} from {left.sql})
+            select {key_cols}, 1 as __on_left, 0 as __on_right
+            from (select distinct {key_cols} from {left.sql} as __l) as __lk
             union all
-            select {key_cols}, 0 as __on_left, 1 as __on_right from (select distinct {key_cols} from {right.sql})
+            select {key_cols}, 0 as __on_left, 1 as __on_right
+            from (select distinct {key_cols} from {right.sql} as __r) as __rk
         ),
         per_key as (
             select {key_cols}, sum(__on_left) as __lefts, sum(__on_right) as __rights
             from keys
-            group by all
+            group by {key_cols}
         )
         select count(*) filter (where __rights = 0), count(*) filter (where __lefts = 0) from per_key
         """
-    ).fetchone()
+    )
     assert presence is not None
     result.keys_removed, result.keys_added = int(presence[0]), int(presence[1])
-    differing_keys = _scalar(con, f"select count(*) from (select distinct {key_cols} from {diff_table})")
+    differing_keys = _scalar(con, f"select count(*) from (select distinct {key_cols} from {diff_table}) as __k")
     result.keys_changed = differing_keys - result.keys_removed - result.keys_added
 
     value_cols = [name for name in common if name not in result.key]
@@ -204,20 +199,20 @@ def _keyed_details(
         f"count(distinct {key_row}) filter (where __l.{quote(c)} is distinct from __r.{quote(c)})"
         for c in value_cols
     )
-    row = con.execute(
+    row = con.fetchone(
         f"""
         select {counts}
         from (select * from {diff_table} where __n_left > __n_right) as __l
         inner join (select * from {diff_table} where __n_right > __n_left) as __r
             on {join_on}
         """
-    ).fetchone()
+    )
     assert row is not None
     result.changed_columns = {c: int(n) for c, n in zip(value_cols, row) if n}
 
 
 def _sample(
-    con: duckdb.DuckDBPyConnection,
+    con: Sql,
     diff_table: str,
     common: list[str],
     key: tuple[str, ...],
@@ -228,7 +223,7 @@ def _sample(
     order = ", ".join(quote(name) for name in (key or tuple(common)))
     # Keyed: show both sides of each key next to each other.
     limit = sample_size * 2 if key else sample_size
-    cursor = con.execute(
+    names, rows = con.query(
         f"""
         select
             case when __n_left > __n_right then '-' else '+' end as "_side",
@@ -239,6 +234,5 @@ def _sample(
         limit {limit}
         """
     )
-    names = [column[0] for column in cursor.description]
-    frame = pd.DataFrame(cursor.fetchall(), columns=names)
+    frame = pd.DataFrame(rows, columns=names)
     return frame.to_string(index=False, max_colwidth=40)

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-import duckdb
-
-from harness.diff import quote
 from harness.project import Model
+from harness.sql import Sql, quote
+
+if TYPE_CHECKING:
+    from harness.stores import Store
 
 SAMPLE_KEYS = 5
 
@@ -51,20 +52,20 @@ class KeyCheck:
     not_checked: list[str] = field(default_factory=list)  # "model: why"
 
 
-def check_keys(warehouse: Path, models: Iterable[Model], built: Collection[str], when: str = "") -> KeyCheck:
-    """Assert every grain of the `built` models (unique_ids) in a DuckDB file dbt has let go."""
+def check_keys(store: Store, place: str, models: Iterable[Model], built: Collection[str], when: str = "") -> KeyCheck:
+    """Assert every grain of the `built` models (unique_ids) in a lane's place (a DuckDB file
+    dbt has let go, a server schema)."""
     result = KeyCheck()
     wanted = [m for m in models if m.unique_id in built and m.grains and m.rerun_safe.compare != "skip"]
-    if not wanted or not warehouse.exists():
+    if not wanted or not store.exists(place):
         return result
-    con = duckdb.connect(str(warehouse), read_only=True)
-    try:
+    with store.reading(place) as (con, name_of):
         for model in wanted:
-            relation = f"{quote(model.schema)}.{quote(model.identifier)}"
+            relation = name_of(model.schema, model.identifier)
             try:
-                columns = {str(row[0]).lower() for row in con.execute(f"describe {relation}").fetchall()}
-                rows = int(con.execute(f"select count(*) from {relation}").fetchone()[0])  # type: ignore[index]
-            except duckdb.Error as exc:
+                columns = {name.lower() for name, _ in con.columns(relation)}
+                rows = int(con.fetchone(f"select count(*) from {relation}")[0])  # type: ignore[index]
+            except con.errors as exc:
                 result.not_checked.append(f"{model.name}: {str(exc).splitlines()[0]}")
                 continue
             for grain, declared_by in model.grains:
@@ -79,21 +80,22 @@ def check_keys(warehouse: Path, models: Iterable[Model], built: Collection[str],
                 violation = _duplicates(con, relation, model, grain, declared_by, when)
                 if violation is not None:
                     result.violations.append(violation)
-    finally:
-        con.close()
     return result
 
 
 def _duplicates(
-    con: duckdb.DuckDBPyConnection, relation: str, model: Model, grain: tuple[str, ...], declared_by: str, when: str
+    con: Sql, relation: str, model: Model, grain: tuple[str, ...], declared_by: str, when: str
 ) -> KeyViolation | None:
     cols = ", ".join(quote(c) for c in grain)
     not_all_null = " or ".join(f"{quote(c)} is not null" for c in grain)
-    duplicates = f"select {cols}, count(*) as __n from {relation} where {not_all_null} group by all having count(*) > 1"
-    row = con.execute(f"select count(*), coalesce(sum(__n - 1), 0) from ({duplicates})").fetchone()
+    duplicates = (
+        f"select {cols}, count(*) as __n from {relation} as __t where {not_all_null} "
+        f"group by {cols} having count(*) > 1"
+    )
+    row = con.fetchone(f"select count(*), coalesce(sum(__n - 1), 0) from ({duplicates}) as __d")
     if not row or not row[0]:
         return None
-    sample = con.execute(f"select * from ({duplicates}) order by __n desc, {cols} limit {SAMPLE_KEYS}").fetchall()
+    sample = con.fetchall(f"select * from ({duplicates}) as __d order by __n desc, {cols} limit {SAMPLE_KEYS}")
     shown = [
         ("(" + ", ".join(repr(v) for v in values[:-1]) + ")" if len(grain) > 1 else repr(values[0])) + f" x{values[-1]}"
         for values in sample

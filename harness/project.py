@@ -160,7 +160,21 @@ def grains_from_tests(nodes: dict[str, Any]) -> dict[str, list[tuple[tuple[str, 
     return grains
 
 
-def load_manifest(target_path: Path) -> Project:
+def logical_schema(schema: str, rename: tuple[str, str] | None) -> str:
+    """A schema as the user's target names it: with `rename` = (a lane's schema, the target's
+    schema), `rs_<run>_l01_marts` -> `analytics_marts` (harness.stores). Others unchanged."""
+    if rename is None:
+        return schema
+    physical, logical = rename
+    if schema.lower() == physical.lower():
+        return logical
+    if schema.lower().startswith(physical.lower() + "_"):
+        return logical + schema[len(physical):]
+    return schema
+
+
+def load_manifest(target_path: Path, rename: tuple[str, str] | None = None) -> Project:
+    """The project's models from a run's manifest.json; `rename`: see `logical_schema`."""
     manifest = json.loads((target_path / "manifest.json").read_text())
     project_name = manifest.get("metadata", {}).get("project_name", "")
     tested_keys = keys_from_tests(manifest.get("nodes", {}))
@@ -194,7 +208,7 @@ def load_manifest(target_path: Path) -> Project:
                 name=node["name"],
                 resource_type=node["resource_type"],
                 database=str(node.get("database") or ""),
-                schema=str(node.get("schema") or ""),
+                schema=logical_schema(str(node.get("schema") or ""), rename),
                 identifier=str(node.get("alias") or node.get("identifier") or node["name"]),
                 materialized=materialized,
                 unique_key=key,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from harness.context import CheckContext
 from harness.dbt_invoke import DbtError, DbtSettings, list_nodes
 from harness.deliveries import DEFAULT_BATCH_PATTERN
 from harness.sources import SourceLoader, check_source_locations, declared_sources
+from harness.stores import open_store
 from harness.target import Refused, check_locations, default_profiles_dir, scratch_profile
 from harness.workspace import Progress
 
@@ -47,13 +49,14 @@ def open_session(
     )
     settings = dataclasses.replace(settings, scratch=scratch)
     progress(f"target: {scratch.describe()}")
+    # A server's scratch schemas share one prefix per run, so the run drops exactly its own.
+    store = open_store(scratch, uuid.uuid4().hex[:8])
     preflight = workdir / "preflight"
-    ids = list_nodes(
-        settings, target_path=preflight / "target", warehouse=preflight / "warehouse" / "warehouse.duckdb",
-        select=select,
-    )
+    # `dbt ls` connects to nothing: the preflight's place (a file, a schema) is never created
+    place = store.place(preflight)
+    ids = list_nodes(settings, target_path=preflight / "target", location=store.env(place), select=select)
     manifest_path = preflight / "target" / "manifest.json"
-    check_locations(manifest_path, scratch.adapter)
+    check_locations(manifest_path, scratch.adapter, place, scratch.database)
     narrowed = bool(select) or bool(settings.exclude)
     if narrowed and not ids:
         raise NothingSelected(
@@ -69,8 +72,8 @@ def open_session(
     if batch_pattern is not None:
         kwargs["batch_pattern"] = batch_pattern
     if load_sources:
-        tables = declared_sources(manifest_path)
-        check_source_locations(tables)
+        tables = declared_sources(manifest_path, store.schema_map(place))
+        check_source_locations(tables, scratch.adapter, scratch.database, scratch.user_schema)
         loader = SourceLoader(tables, batch_pattern or DEFAULT_BATCH_PATTERN)
         if deliveries is not None:
             from harness.deliveries import discover_batches
@@ -88,6 +91,7 @@ def open_session(
         sample_size=sample_size,
         progress=progress,
         options=dict(options or {}),
+        store=store,
         **kwargs,
     )
 

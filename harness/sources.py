@@ -28,7 +28,8 @@ from pathlib import Path
 import duckdb
 
 from harness.deliveries import DEFAULT_BATCH_PATTERN, partition_index
-from harness.diff import quote
+from harness.project import logical_schema
+from harness.sql import quote
 from harness.target import DUCKDB_CATALOG, Refused
 
 
@@ -46,7 +47,9 @@ class SourceTable:
         return f"{quote(self.schema)}.{quote(self.identifier)}"
 
 
-def declared_sources(manifest_path: Path) -> list[SourceTable]:
+def declared_sources(manifest_path: Path, rename: tuple[str, str] | None = None) -> list[SourceTable]:
+    """The project's source() tables; `rename` (physical prefix, logical prefix) names their
+    schemas as the user's target would (harness.stores)."""
     manifest = json.loads(manifest_path.read_text())
     tables = []
     for unique_id, node in (manifest.get("sources") or {}).items():
@@ -55,14 +58,33 @@ def declared_sources(manifest_path: Path) -> list[SourceTable]:
             source_name=str(node.get("source_name") or ""),
             name=str(node.get("name") or ""),
             database=str(node.get("database") or ""),
-            schema=str(node.get("schema") or ""),
+            schema=logical_schema(str(node.get("schema") or ""), rename),
             identifier=str(node.get("identifier") or node.get("name") or ""),
         ))
     return sorted(tables, key=lambda t: t.unique_id)
 
 
-def check_source_locations(tables: Iterable[SourceTable]) -> None:
-    """Sources the harness loads must live in its scratch warehouse."""
+def check_source_locations(tables: Iterable[SourceTable], adapter: str = "duckdb", database: str = "",
+                           schema: str = "") -> None:
+    """Sources the harness loads must live in its scratch warehouse: on DuckDB the scratch
+    file, on a server the target's database and a schema derived from the target's schema
+    (`tables` named with logical schemas: the user's `schema`, or `<schema>_<suffix>`)."""
+    tables = list(tables)
+    if adapter != "duckdb":
+        fixed = [
+            t for t in tables
+            if t.database.lower() != database.lower()
+            or not (t.schema.lower() == schema.lower() or t.schema.lower().startswith(schema.lower() + "_"))
+        ]
+        if fixed:
+            shown = ", ".join(f"{t.unique_id} -> {t.database}.{t.schema}" for t in fixed[:5])
+            raise Refused(
+                f"--load-sources: {len(fixed)} source table(s) live in a schema the harness does not "
+                f"create ({shown}); it loads deliveries only into scratch schemas. Derive the source's "
+                "schema from the target, e.g. `schema: \"{{ target.schema }}_raw\"`, and leave "
+                "`database` unset (nothing was built)"
+            )
+        return
     outside = [t for t in tables if t.database.lower() != DUCKDB_CATALOG]
     if outside:
         shown = ", ".join(f"{t.unique_id} -> {t.database}.{t.schema}" for t in outside[:5])
@@ -110,15 +132,24 @@ class SourceLoader:
             table = self.table_for(path)
             self.templates.setdefault(table.unique_id, (path, table))
 
+    def plan(self, files: Iterable[Path]) -> tuple[list[tuple[Path, SourceTable]], list[tuple[Path, SourceTable]]]:
+        """(each file with its table, the files whose columns create each table first)."""
+        return [(path, self.table_for(path)) for path in files], list(getattr(self, "templates", {}).values())
+
+    @staticmethod
+    def reader(path: Path) -> str:
+        """A DuckDB table function reading the file."""
+        return _reader(path)
+
     def load(self, warehouse: Path, files: Iterable[Path]) -> int:
-        """Append every file's rows to its source table; returns the rows appended."""
-        files = list(files)
-        plan = [(path, self.table_for(path)) for path in files]
+        """Append every file's rows to its source table in a DuckDB file; returns the rows
+        appended. (On a server: harness.stores.postgres.)"""
+        plan, templates = self.plan(files)
         warehouse.parent.mkdir(parents=True, exist_ok=True)
         appended = 0
         con = duckdb.connect(str(warehouse))
         try:
-            for path, table in [*getattr(self, "templates", {}).values(), *plan]:
+            for path, table in [*templates, *plan]:
                 reader = _reader(path)
                 con.execute(f"create schema if not exists {quote(table.schema)}")
                 con.execute(f"create table if not exists {table.relation} as select * from {reader} limit 0")

@@ -30,8 +30,8 @@ SCRATCH_TARGET = "rerun_safe_scratch"
 WAREHOUSE_ENV = "RERUN_SAFE_SCRATCH_WAREHOUSE"
 SCHEMA_ENV = "RERUN_SAFE_SCRATCH_SCHEMA"
 DUCKDB_CATALOG = "warehouse"  # every lane's file is <lane>/warehouse/warehouse.duckdb
-# Adapters the harness can run checks on (snapshots and diffs are DuckDB files).
-DRIVEN_ADAPTERS = ("duckdb",)
+# Adapters the harness can run checks on (harness.stores: DuckDB files, PostgreSQL schemas).
+DRIVEN_ADAPTERS = ("duckdb", "postgres")
 
 
 class Refused(RuntimeError):
@@ -48,6 +48,8 @@ class ScratchProfile:
     adapter: str  # duckdb, postgres, ...
     user_location: str  # where the user's target would have written (a path or a schema)
     settings: dict[str, Any] = field(default_factory=dict)  # the rendered target, location replaced
+    user_schema: str = ""  # on a server: the target's schema (relations are reported under it)
+    database: str = ""  # on a server: the target's database
 
     def describe(self) -> str:
         return (
@@ -129,11 +131,18 @@ def scratch_profile(
     if adapter not in DRIVEN_ADAPTERS:
         where = f"schema {rendered.get('schema')!r}" if rendered.get("schema") else "its location"
         raise Refused(
-            f"target {target_name} is a {adapter} target ({where}): this version of the harness "
-            f"builds only into scratch DuckDB files ({', '.join(DRIVEN_ADAPTERS)}); nothing was built. "
-            "Run it against a DuckDB target of the same project."
+            f"target {target_name} is a {adapter} target ({where}): the harness builds only into "
+            f"scratch locations it can create on {', '.join(DRIVEN_ADAPTERS)}; nothing was built. "
+            "Run it against a DuckDB or PostgreSQL target of the same project."
         )
     settings = dict(rendered)
+    if adapter == "postgres":
+        return _write(
+            out_dir, profile_name, target_name, adapter, settings, threads,
+            user_location=f"{settings.get('dbname') or settings.get('database')}.{settings.get('schema')}",
+            user_schema=str(settings.get("schema") or ""),
+            database=str(settings.get("dbname") or settings.get("database") or ""),
+        )
     user_location = str(settings.get("path") or ":memory:")
     for attachment in settings.get("attach") or []:
         if not (isinstance(attachment, dict) and attachment.get("read_only")):
@@ -144,18 +153,31 @@ def scratch_profile(
     settings["path"] = "{{ env_var('" + WAREHOUSE_ENV + "') }}"
     # External materializations write files: keep them in the scratch folder too.
     settings["external_root"] = "{{ env_var('" + WAREHOUSE_ENV + "') ~ '.external' }}"
+    return _write(out_dir, profile_name, target_name, adapter, settings, threads, user_location=user_location)
+
+
+def _write(
+    out_dir: Path, profile_name: str, target_name: str, adapter: str, settings: dict[str, Any],
+    threads: int | None, *, user_location: str, user_schema: str = "", database: str = "",
+) -> ScratchProfile:
+    """Write the harness's profiles.yml: on a server, the schema becomes each lane's scratch
+    schema (SCHEMA_ENV); the user's settings (host, user, password, ...) are kept."""
+    written = dict(settings)
+    if adapter != "duckdb":
+        written["schema"] = "{{ env_var('" + SCHEMA_ENV + "') }}"
     if threads is not None:
-        settings["threads"] = threads
+        written["threads"] = threads
     out_dir.mkdir(parents=True, exist_ok=True)
-    profile = {profile_name: {"target": SCRATCH_TARGET, "outputs": {SCRATCH_TARGET: settings}}}
+    profile = {profile_name: {"target": SCRATCH_TARGET, "outputs": {SCRATCH_TARGET: written}}}
     (out_dir / "profiles.yml").write_text(
         "# Written by the rerun-safe harness: the user's target with its location replaced by\n"
-        "# a scratch file the harness created. Never edit; deleted with the work folder.\n"
+        "# a scratch file or schema the harness created. Never edit; deleted with the work folder.\n"
         + yaml.safe_dump(_escape_jinja(profile), sort_keys=False)
     )
     return ScratchProfile(
         profiles_dir=out_dir, profile_name=profile_name, user_target=target_name,
         adapter=adapter, user_location=user_location, settings=settings,
+        user_schema=user_schema, database=database,
     )
 
 
@@ -178,10 +200,15 @@ class Misplaced:
     location: str
 
 
-def misplaced_nodes(manifest_path: Path, adapter: str, resource_types: Iterable[str]) -> list[Misplaced]:
-    """Nodes that would be built outside the scratch location."""
+def misplaced_nodes(
+    manifest_path: Path, adapter: str, resource_types: Iterable[str], scratch_schema: str = "", database: str = "",
+) -> list[Misplaced]:
+    """Nodes that would be built outside the scratch location: on DuckDB another catalog than
+    the scratch file's; on a server another database than the target's, or a schema that is
+    neither the scratch schema nor derived from it (`<scratch>_<custom>`)."""
     manifest = json.loads(manifest_path.read_text())
     kinds = set(resource_types)
+    expected_database = database
     found: list[Misplaced] = []
     for unique_id, node in manifest.get("nodes", {}).items():
         if node.get("resource_type") not in kinds:
@@ -190,20 +217,27 @@ def misplaced_nodes(manifest_path: Path, adapter: str, resource_types: Iterable[
         if config.get("materialized") == "ephemeral" or config.get("enabled") is False:
             continue
         database = str(node.get("database") or "")
+        schema = str(node.get("schema") or "")
         if adapter == "duckdb" and database.lower() != DUCKDB_CATALOG:
-            found.append(Misplaced(unique_id, f"{database}.{node.get('schema')}"))
+            found.append(Misplaced(unique_id, f"{database}.{schema}"))
+        elif adapter != "duckdb" and (
+            database.lower() != expected_database.lower()
+            or not (schema == scratch_schema or schema.startswith(scratch_schema + "_"))
+        ):
+            found.append(Misplaced(unique_id, f"{database}.{schema}"))
     return found
 
 
 MISPLACED_HELP = re.sub(r"\s+", " ", """
-    the harness builds into a scratch file it created, and these nodes name another database
-    (a `database` config, or an attached catalog): nothing was built. Select them out with
-    --exclude, or make their database follow the target.
+    the harness builds into a scratch file or schema it created, and these nodes name another
+    database or schema (a `database` config, an attached catalog, a `generate_schema_name`
+    that does not derive every schema from the target's): nothing was built. Select them out
+    with --exclude, or make their database and schema follow the target.
 """).strip()
 
 
-def check_locations(manifest_path: Path, adapter: str) -> None:
-    misplaced = misplaced_nodes(manifest_path, adapter, ("model", "seed", "snapshot"))
+def check_locations(manifest_path: Path, adapter: str, scratch_schema: str = "", database: str = "") -> None:
+    misplaced = misplaced_nodes(manifest_path, adapter, ("model", "seed", "snapshot"), scratch_schema, database)
     if misplaced:
         shown = ", ".join(f"{m.unique_id} -> {m.location}" for m in misplaced[:5])
         more = f" (+{len(misplaced) - 5} more)" if len(misplaced) > 5 else ""

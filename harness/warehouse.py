@@ -1,4 +1,4 @@
-"""Snapshots of a DuckDB warehouse file and what they contain.
+"""Snapshots of a DuckDB warehouse file and what they contain (a server's: harness.stores).
 
 A snapshot is a copy of the warehouse file taken after dbt finished, so it can be opened in
 this process without clashing with dbt's own connection (same file, other configuration).
@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -40,9 +41,13 @@ class Relation:
 @dataclass(frozen=True)
 class Snapshot:
     label: str
-    path: Path
-    relations: tuple[Relation, ...]
+    path: Path | None  # the copied DuckDB file (None on a server: see `schemas`)
+    relations: tuple[Relation, ...]  # named by logical schema (harness.stores)
     view_errors: tuple[tuple[str, str], ...] = ()  # (schema.name, error) of unreadable views
+    # On a server: (logical schema, lowercase -> the snapshot's schema holding its copies)
+    schemas: tuple[tuple[str, str], ...] = ()
+    location: str = ""  # on a server: the snapshot's base schema
+    store: Any = field(default=None, compare=False, repr=False)  # harness.stores; None: DuckDB
 
 
 def list_relations(con: duckdb.DuckDBPyConnection, catalog: str) -> list[Relation]:

@@ -13,12 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.dbt_invoke import DbtRun, DbtSettings, invoke, read_run_results, subprocess_command
+from harness.dbt_invoke import DbtRun, DbtSettings, invoke, read_run_results, subprocess_command, warehouse_env
 from harness.deliveries import land
 from harness.keys import KeyCheck, check_keys
 from harness.project import Project, load_manifest
 from harness.sources import SourceLoader
-from harness.warehouse import Snapshot, take_snapshot
+from harness.stores import Store
+from harness.stores.duckdb import DuckDBStore
+from harness.warehouse import Snapshot
 
 Progress = Callable[[str], None]
 
@@ -55,13 +57,33 @@ class Lane:
     # files landed in a folder
     loader: SourceLoader | None = None
     rows_loaded: int = 0
+    # where the lane's builds live (harness.stores): a scratch file on DuckDB (the default), a
+    # scratch schema on a server
+    store: Store = field(default_factory=DuckDBStore)
+    place: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.place:
+            self.place = self.store.place(self.root)
+
+    @property
+    def location(self) -> dict[str, str]:
+        """The env vars that point the harness's profile at this lane (a DuckDB lane built
+        without the harness's profile, as in tests, uses the user's DBT_DUCKDB_PATH)."""
+        if self.store.adapter == "duckdb":
+            return {**self.store.env(self.place), warehouse_env(self.settings): self.place}
+        return self.store.env(self.place)
+
+    @property
+    def rename(self) -> tuple[str, str] | None:
+        return self.store.schema_map(self.place)
 
     def deliver(self, files: Sequence[Path] | Any) -> int:
         """Deliver files: land them (landing folder mode), or append their rows to the
         project's source tables (--load-sources). Returns how many files were delivered."""
         files = list(files)
         if self.loader is not None:
-            self.rows_loaded += self.loader.load(self.warehouse, files)
+            self.rows_loaded += self.store.load_sources(self.place, self.loader, files)
         else:
             land(files, self.landing)
         return len(files)
@@ -77,7 +99,10 @@ class Lane:
 
     @property
     def warehouse(self) -> Path:
-        return self.root / "warehouse" / "warehouse.duckdb"
+        """The lane's DuckDB file (DuckDB lanes only)."""
+        if self.store.adapter != "duckdb":
+            raise AttributeError(f"a {self.store.adapter} lane has no warehouse file: its place is {self.place}")
+        return Path(self.place)
 
     @property
     def landing(self) -> Path:
@@ -100,7 +125,6 @@ class Lane:
         `record=False` for a run that is meant to fail (a crash), so `problems()` skips it.
         After a build or run, every grain of the judged models it built is asserted unique
         (`keys`, default: `record`)."""
-        self.warehouse.parent.mkdir(parents=True, exist_ok=True)
         self.dbt_calls += 1
         number = self.dbt_calls
         # One dbt target path per lane: the vars stay the same within a lane, so dbt's partial
@@ -116,7 +140,7 @@ class Lane:
         run = invoke(
             self.settings,
             command,
-            warehouse=self.warehouse,
+            location=self.location,
             target_path=target,
             landing=self.landing if uses_landing and self.loader is None else None,
             select=select,
@@ -124,6 +148,7 @@ class Lane:
             extra_vars=extra_vars,
         )
         run = archive_artifacts(run, self.root / "runs" / f"{number:02d}_{command}")
+        run.rename = self.rename
         if record:
             self.runs.append(run)
         verdict = "ok" if run.ok else f"{len(run.problems)} problem(s)"
@@ -134,9 +159,9 @@ class Lane:
 
     def check_keys(self, run: DbtRun, when: str) -> KeyCheck:
         if self.project is None and (run.target_path / "manifest.json").exists():
-            self.project = load_manifest(run.target_path)
+            self.project = load_manifest(run.target_path, self.rename)
         built = run.built if self.judged is None else run.built & self.judged
-        checked = check_keys(self.warehouse, self.project.models if self.project else (), built, when)
+        checked = check_keys(self.store, self.place, self.project.models if self.project else (), built, when)
         self.key_checks.append(checked)
         return checked
 
@@ -158,7 +183,6 @@ class Lane:
         spawn gets its own target path unless `target_name` names one to reuse (children run
         one after another can share one, so partial parsing applies); finish it with
         `collect`. The child writes dbt's log file at info level (`Spawned.log_file`)."""
-        self.warehouse.parent.mkdir(parents=True, exist_ok=True)
         self.spawns += 1
         number = self.spawns  # not len(runs): two spawns may be running at once
         target = self.root / (target_name or f"target_spawn_{number:02d}_{command}")
@@ -166,7 +190,7 @@ class Lane:
         log_file = target / "logs" / "dbt.log"
         log_file.unlink(missing_ok=True)  # dbt appends; keep one child's lines per file
         argv, env = subprocess_command(
-            self.settings, command, warehouse=self.warehouse, target_path=target,
+            self.settings, command, location=self.location, target_path=target,
             landing=self.landing if self.loader is None else None, select=select, full_refresh=full_refresh,
         )
         self.progress(f"{self.root.name}: dbt {command} (child process {number}) ...")
@@ -190,6 +214,7 @@ class Lane:
             nodes=read_run_results(spawned.target_path),
             error=error,
             duration_s=time.monotonic() - spawned.started,
+            rename=self.rename,
         )
         if record:
             self.runs.append(run)
@@ -200,28 +225,16 @@ class Lane:
         views when no project is given)."""
         slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", label)
         freeze = None if project is None else set(project.by_relation())
-        return take_snapshot(self.warehouse, self.root / "snapshots" / slug, label, freeze)
+        return self.store.snapshot(self.place, self.root / "snapshots" / slug, label, freeze)
 
-    def save_checkpoint(self, name: str) -> Path:
-        """A raw copy of the warehouse (and its WAL) to `restore` later: the state between two
-        builds, so a later scenario can start there without rebuilding the earlier batches."""
-        folder = self.root / "checkpoints" / name
-        if folder.exists():
-            shutil.rmtree(folder)
-        folder.mkdir(parents=True)
-        for path in (self.warehouse, wal_of(self.warehouse)):
-            if path.exists():
-                shutil.copy2(path, folder / path.name)
-        return folder
+    def save_checkpoint(self, name: str) -> Any:
+        """A copy of the lane's warehouse to `restore` later: the state between two builds, so
+        a later scenario can start there without rebuilding the earlier batches."""
+        return self.store.save_checkpoint(self.place, self.root / "checkpoints" / name)
 
-    def restore(self, checkpoint: Path | None) -> None:
+    def restore(self, checkpoint: Any) -> None:
         """Make the warehouse the one saved in `checkpoint` (None: no warehouse at all)."""
-        self.warehouse.parent.mkdir(parents=True, exist_ok=True)
-        for path in (self.warehouse, wal_of(self.warehouse)):
-            path.unlink(missing_ok=True)
-        if checkpoint is not None:
-            for saved in checkpoint.iterdir():
-                shutil.copy2(saved, self.warehouse.parent / saved.name)
+        self.store.restore(self.place, checkpoint)
 
     def reset_landing(self, files: Sequence[Path]) -> None:
         """Empty the landing folder, then land `files` (names and mtimes kept)."""
@@ -238,10 +251,6 @@ class Lane:
 
 
 ARTIFACTS = ("run_results.json", "manifest.json")
-
-
-def wal_of(warehouse: Path) -> Path:
-    return warehouse.with_name(warehouse.name + ".wal")
 
 
 def archive_artifacts(run: DbtRun, archive: Path) -> DbtRun:

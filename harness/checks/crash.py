@@ -25,7 +25,6 @@ a build after the crash fails.
 from __future__ import annotations
 
 import argparse
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -262,7 +261,7 @@ def _try(
     survived = not errors and all(comparison.passed for comparison in comparisons)
     if survived:  # keep the snapshots of failed points only (--keep-work-dir)
         for snapshot in taken:
-            shutil.rmtree(snapshot.path.parent, ignore_errors=True)
+            lane.store.discard(snapshot)
     trial = Trial(
         label=point.label, survived=survived, outcome=outcome, tables=tables, errors=errors,
         explained=explained, reached=not outcome.startswith("not interrupted"),

@@ -143,11 +143,15 @@ def test_a_writable_attachment_is_refused(tmp_path: Path) -> None:
     assert not shared.exists()
 
 
-def test_a_target_pointing_at_a_server_schema_is_never_written(tmp_path: Path, postgres_server) -> None:
-    import psycopg2
+PORTABLE_MODELS = {  # the same two models in SQL that PostgreSQL runs too
+    "numbers.sql": "{{ config(materialized='table', unique_key='n') }}\n"
+                   "select n from (values (0), (1), (2), (3), (4)) as v(n)",
+    "doubled.sql": "select n, n * 2 as twice from {{ ref('numbers') }}",
+}
 
-    server = postgres_server
-    project = make_project(tmp_path / "project", f"""\
+
+def _server_profile(server, schema: str) -> str:
+    return f"""\
         tiny:
           target: prod
           outputs:
@@ -158,24 +162,85 @@ def test_a_target_pointing_at_a_server_schema_is_never_written(tmp_path: Path, p
               user: {server.user}
               password: ""
               dbname: {server.dbname}
-              schema: analytics_prod
+              schema: {schema}
               threads: 1
-        """)
-    done = harness(project, "all")
-    assert done.returncode == 2, done.stdout + done.stderr
-    assert "refused, nothing was built" in done.stderr
-    assert "schema 'analytics_prod'" in done.stderr
+        """
+
+
+def _server_state(server) -> tuple[list[tuple], list[str]]:
+    """(every relation outside the system schemas with its rows, every schema the harness
+    would have created)."""
+    import psycopg2
+
     con = psycopg2.connect(host=server.host, port=server.port, user=server.user, dbname=server.dbname)
     try:
         with con.cursor() as cur:
             cur.execute(
-                "select count(*) from information_schema.tables where table_schema like 'analytics_prod%%'"
+                "select table_schema, table_name from information_schema.tables "
+                "where table_schema not in ('pg_catalog', 'information_schema') order by 1, 2"
             )
-            assert cur.fetchone() == (0,)
-            cur.execute("select count(*) from pg_namespace where nspname like 'analytics_prod%%'")
-            assert cur.fetchone() == (0,)
+            relations = []
+            for schema, name in cur.fetchall():
+                cur.execute(f'select * from "{schema}"."{name}" order by 1')
+                relations.append((schema, name, cur.fetchall()))
+            cur.execute("select nspname from pg_namespace where nspname like 'rs\\_%%' order by 1")
+            return relations, [row[0] for row in cur.fetchall()]
     finally:
         con.close()
+
+
+def test_a_target_pointing_at_a_server_schema_is_never_written(tmp_path: Path, postgres_server) -> None:
+    """The harness builds into scratch schemas of its own, never into the target's schema, and
+    drops them afterwards: the server is left exactly as it was."""
+    import psycopg2
+
+    server = postgres_server
+    con = psycopg2.connect(host=server.host, port=server.port, user=server.user, dbname=server.dbname)
+    con.autocommit = True
+    with con.cursor() as cur:
+        cur.execute("create schema if not exists analytics_prod")
+        cur.execute("create table if not exists analytics_prod.numbers as select 42 as n")
+    con.close()
+    before = _server_state(server)
+    project = make_project(tmp_path / "project", _server_profile(server, "analytics_prod"), PORTABLE_MODELS)
+    done = harness(project, "all", "--keep-work-dir")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "idempotency: PASS" in done.stdout and "keys: PASS" in done.stdout, done.stdout
+    assert "analytics_prod.numbers" in done.stdout  # reported under the target's own schema
+    # --keep-work-dir keeps the scratch schemas: the builds really happened there
+    kept = _server_state(server)[1]
+    assert kept and all(name.startswith("rs_") for name in kept), kept
+    assert "scratch schemas kept: rs_" in done.stderr
+    # ...and the target's schema is exactly as it was
+    assert [r for r in _server_state(server)[0] if r[0] == "analytics_prod"] == [
+        r for r in before[0] if r[0] == "analytics_prod"
+    ]
+    # without --keep-work-dir every scratch schema is dropped: the server is as before
+    for schema in kept:
+        con = psycopg2.connect(host=server.host, port=server.port, user=server.user, dbname=server.dbname)
+        con.autocommit = True
+        with con.cursor() as cur:
+            cur.execute(f'drop schema "{schema}" cascade')
+        con.close()
+    done = harness(project, "idempotency")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert _server_state(server) == before
+
+
+def test_a_server_model_outside_the_scratch_schemas_is_refused(tmp_path: Path, postgres_server) -> None:
+    """A generate_schema_name that ignores the target's schema would build into a fixed one."""
+    server = postgres_server
+    project = make_project(tmp_path / "project", _server_profile(server, "analytics_prod"), PORTABLE_MODELS)
+    (project / "macros").mkdir()
+    (project / "macros" / "schemas.sql").write_text(
+        "{% macro generate_schema_name(custom, node) %}reporting{% endmacro %}"
+    )
+    before = _server_state(server)
+    done = harness(project, "all")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "refused, nothing was built" in done.stderr
+    assert "model.tiny.numbers -> " in done.stderr and ".reporting" in done.stderr
+    assert _server_state(server) == before
 
 
 @pytest.mark.parametrize("profile_error", ["missing target", "missing env var"])
