@@ -51,6 +51,10 @@ def open_session(
     progress(f"target: {scratch.describe()}")
     # A server's scratch schemas share one prefix per run, so the run drops exactly its own.
     store = open_store(scratch, uuid.uuid4().hex[:8])
+    if store.adapter != "duckdb" and not load_sources:
+        # Landing folders on a server: the server process reads the landed files itself (a
+        # local server runs as another OS user), so the work folder must be traversable.
+        workdir.chmod(0o755)
     preflight = workdir / "preflight"
     # `dbt ls` connects to nothing: the preflight's place (a file, a schema) is never created
     place = store.place(preflight)

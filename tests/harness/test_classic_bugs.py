@@ -42,17 +42,27 @@ def _run(args: list[str], capsys) -> tuple[int, str]:
     return code, capsys.readouterr().out
 
 
-@pytest.mark.parametrize("mode", sorted(MODES))
-def test_each_classic_bug_fails_the_check_meant_for_it(mode: str, tmp_path: Path, capsys) -> None:
+def classic_bugs_args(mode: str, summary: Path, work: Path) -> list[str]:
     case = MODES[mode]
-    summary = tmp_path / "summary.md"
-    code, out = _run([
+    return [
         "all", "--project-dir", str(PROJECTS / case["project"]), "--deliveries", str(case["deliveries"]),
         *case["extra"], "--only", "keys", "idempotency", "convergence",
-        "--summary", str(summary), "--work-dir", str(tmp_path / "work"), "--quiet",
-    ], capsys)
+        "--summary", str(summary), "--work-dir", str(work), "--quiet",
+    ]
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_each_classic_bug_fails_the_check_meant_for_it(mode: str, tmp_path: Path, capsys) -> None:
+    summary = tmp_path / "summary.md"
+    code, out = _run(classic_bugs_args(mode, summary, tmp_path / "work"), capsys)
+    assert_each_bug_failed_its_check(mode, code, out, summary.read_text())
+
+
+def assert_each_bug_failed_its_check(mode: str, code: int, out: str, text: str) -> None:
+    """The models × checks table and the hints of a run of `classic_bugs_args` (also used by
+    tests/postgres/test_harness_on_postgres.py)."""
+    case = MODES[mode]
     assert code == 1, out
-    text = summary.read_text()
     rows = text.split("### models × checks", 1)[1].strip().split("\n\n", 1)[0].splitlines()
     header = [cell.strip() for cell in rows[0].strip("|").split("|")]
     assert header == ["model", "keys", "idempotency", "convergence"]

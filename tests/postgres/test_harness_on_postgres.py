@@ -1,0 +1,81 @@
+"""The harness on PostgreSQL: the same fixture projects, the same verdicts as on DuckDB.
+
+Each run resolves the fixtures' `pg` target (pointed at this module's throw-away server), builds
+every lane in scratch schemas of its own (`rs_<run>_...`), diffs and key-checks inside the
+database, and drops every scratch schema at the end. Both delivery modes: rows appended to
+source() tables (`--load-sources`) and landing folders the server reads itself.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import psycopg2
+import pytest
+
+from harness.cli import main
+from tests.harness.helpers import DELIVERIES, PROJECTS
+from tests.harness.test_classic_bugs import (
+    MODES,
+    SOURCE_DELIVERIES,
+    assert_each_bug_failed_its_check,
+    classic_bugs_args,
+)
+
+
+@pytest.fixture()
+def pg_target(postgres_server, monkeypatch):
+    """The fixtures' `pg` target, pointed at the server; yields a function listing the
+    schemas on the server (to prove the harness dropped its own)."""
+    server = postgres_server
+    monkeypatch.setenv("RERUN_SAFE_PG_HOST", server.host)
+    monkeypatch.setenv("RERUN_SAFE_PG_PORT", str(server.port))
+    monkeypatch.setenv("RERUN_SAFE_PG_USER", server.user)
+    monkeypatch.setenv("RERUN_SAFE_PG_DBNAME", server.dbname)
+
+    def schemas() -> list[str]:
+        con = psycopg2.connect(host=server.host, port=server.port, user=server.user, dbname=server.dbname)
+        try:
+            with con.cursor() as cur:
+                cur.execute(
+                    "select nspname from pg_namespace where nspname not like 'pg\\_%%' "
+                    "and nspname not in ('information_schema', 'public') order by 1"
+                )
+                return [row[0] for row in cur.fetchall()]
+        finally:
+            con.close()
+
+    before = schemas()
+    yield server
+    assert schemas() == before, "the harness left scratch schemas behind"
+
+
+def _work(server, tmp_path: Path) -> Path:
+    # landing folders: the server (another OS user) reads the landed files itself
+    return server.new_landing() if server else tmp_path / "work"
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_each_classic_bug_fails_the_check_meant_for_it_on_postgres(mode: str, pg_target, tmp_path: Path, capsys) -> None:
+    summary = tmp_path / "summary.md"
+    args = classic_bugs_args(mode, summary, _work(pg_target, tmp_path)) + ["--target", "pg"]
+    code = main(args)
+    out = capsys.readouterr().out
+    assert_each_bug_failed_its_check(mode, code, out, summary.read_text())
+
+
+@pytest.mark.parametrize(
+    ("project", "deliveries", "extra"),
+    [("jaffle_sources", SOURCE_DELIVERIES, ["--load-sources"]), ("correct", DELIVERIES, [])],
+    ids=["sources", "landing"],
+)
+def test_the_correct_twins_pass_all_on_postgres(project, deliveries, extra, pg_target, tmp_path: Path, capsys) -> None:
+    code = main([
+        "all", "--project-dir", str(PROJECTS / project), "--deliveries", str(deliveries), *extra,
+        "--target", "pg", "--work-dir", str(_work(pg_target, tmp_path)),
+    ])
+    captured = capsys.readouterr()
+    out = captured.out
+    assert code == 0, out + captured.err[-4000:]
+    assert "0 failed, 0 not exercised" in out and "0 could not run" in out, out
+    assert "analytics" in out  # relations reported under the target's own schema
