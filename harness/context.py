@@ -80,10 +80,6 @@ class CheckContext:
             raise ValueError("this check needs --deliveries DIR (a folder of CSV delivery files)")
         return discover_batches(self.deliveries, self.batch_pattern)
 
-    def option(self, name: str, default: Any = None) -> Any:
-        value = self.options.get(name)
-        return default if value is None else value
-
     def typed(self, cls: type[T]) -> T:
         """A check's options as its dataclass: the flags given (not None), the dataclass's own
         defaults for the rest (a check's add_arguments leaves defaults to None, so each

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -9,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from harness import checks
 from harness.cli import build_parser, main
 from tests.harness.helpers import DELIVERIES, PROJECTS
 
@@ -123,3 +126,18 @@ def test_the_harness_offers_only_checks_not_this_pipelines_tools(capsys) -> None
             build_parser().parse_args([command])
         assert exit_info.value.code == 2
         assert "invalid choice" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("check", checks.CHECKS, ids=lambda check: check.NAME)
+def test_every_check_option_has_its_default_once_in_its_options_dataclass(check) -> None:
+    # A flag defaults to None; the check's Options dataclass holds the default, so `--help`,
+    # the CLI and a check run in-process (run_fixture_check) cannot disagree.
+    parser = argparse.ArgumentParser()
+    check.add_arguments(parser)
+    flags = [action for action in parser._actions if not isinstance(action, argparse._HelpAction)]
+    if not flags:
+        return
+    fields = {field.name for field in dataclasses.fields(check.Options)}
+    for action in flags:
+        assert action.default is None, f"{check.NAME} {action.option_strings}: default {action.default!r}"
+        assert action.dest in fields, f"{check.NAME}: {action.dest} is not a field of Options"
