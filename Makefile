@@ -9,6 +9,10 @@ LANDING ?= data/landing
 
 .PHONY: setup setup-spark java demo test lint pytest bench bench-small harness mutate clean
 
+# `pip install -e .` installs the harness (the rerun-safe-harness distribution: harness/ only).
+# This repository's own Python is not part of it: the dbt-duckdb plugin rerun_safe_duckdb
+# (profiles.yml loads it, so `.venv/bin/dbt build` needs it from any folder) and
+# pipeline_demo (sample deliveries, the demo); a .pth file puts the repository on the venv's path.
 setup: $(VENV)/.installed
 
 $(VENV)/.installed: requirements.txt requirements.lock pyproject.toml
@@ -16,6 +20,7 @@ $(VENV)/.installed: requirements.txt requirements.lock pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -r requirements.txt -c requirements.lock
 	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
+	$(BIN)/python -c 'import pathlib, sys, sysconfig; pathlib.Path(sysconfig.get_paths()["purelib"], "rerun_safe_repository.pth").write_text(sys.argv[1] + "\n")' "$(CURDIR)"
 	touch $@
 
 # The Spark target (--target spark, tests/spark): dbt-spark with pyspark in .venv, and a Java
@@ -31,7 +36,7 @@ java:
 	@java -version 2>&1 | head -1
 
 demo: setup
-	$(BIN)/python -m harness demo --deliveries $(DELIVERIES) --landing $(LANDING) --warehouse $(WAREHOUSE)
+	$(BIN)/python -m pipeline_demo demo --deliveries $(DELIVERIES) --landing $(LANDING) --warehouse $(WAREHOUSE)
 
 # sqlfluff's dbt templater compiles against a warehouse: an empty one shows the full-refresh
 # branches, one whose tables exist (seeds loaded, models built) shows the incremental branches. Lint both, in a warehouse

@@ -5,7 +5,7 @@
 
 For each history size N, in one process on this machine:
 
-1. generate ``days + 1`` delivery days of ``batch_events`` events each (harness.generate, the
+1. generate ``days + 1`` delivery days of ``batch_events`` events each (pipeline_demo.generate, the
    usual pathologies), ``days = N / batch_events``, so the held-back last day is a batch of the
    same size at every N (100k events: 1 % of 10M); the history is every file dated before it;
 2. ``dbt run`` the history (``--history-tests``: ``dbt build``, tests timed apart), land the
@@ -43,7 +43,7 @@ PY = sys.executable
 DBT = str(Path(PY).parent / "dbt")
 sys.path.insert(0, str(ROOT))
 
-from harness.generate import GeneratorConfig, generate  # noqa: E402
+from pipeline_demo.generate import GeneratorConfig, generate  # noqa: E402
 
 START = dt.date(2026, 11, 1)
 DEFAULT_SIZES = [1_000_000, 10_000_000, 30_000_000]
@@ -592,7 +592,7 @@ def render(results: list[dict], rat: list[dict], mach: dict, a: argparse.Namespa
     add("## Method")
     add("")
     add(f"- History of N events = N / {results[0]['events_per_day']:,} delivery days of "
-        f"{results[0]['events_per_day']:,} events (harness/generate.py, seed {a.seed}, every "
+        f"{results[0]['events_per_day']:,} events (pipeline_demo/generate.py, seed {a.seed}, every "
         "pathology on: redeliveries, re-sent rows, overlaps, out-of-order files, new versions and moves, "
         "conflicts, late rows, malformed rows, empty files). One more day is generated and held back: "
         "that day's files are the batch, the same size at every N, so any growth of t_inc with N is the "

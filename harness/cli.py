@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from harness import checks, demo
+from harness import checks
 from harness.dbt_invoke import DbtError, DbtSettings
 from harness.deliveries import DEFAULT_BATCH_PATTERN
 from harness.report import overall_exit_code, render_terminal, write_junit, write_markdown
@@ -26,8 +26,6 @@ from harness.runner import run_checks
 from harness.results import CheckResult, Status
 from harness.session import NothingSelected, open_session
 from harness.target import Refused
-
-GENERATE_HELP = "write a folder of CSV deliveries (see `rerun-safe generate --help`)"
 
 
 def parse_vars(text: str | None) -> dict[str, Any]:
@@ -45,7 +43,9 @@ def parse_vars(text: str | None) -> dict[str, Any]:
     return value
 
 
-def _dbt_arguments() -> argparse.ArgumentParser:
+def dbt_arguments() -> argparse.ArgumentParser:
+    """The dbt flags (`--project-dir`, `--target`, `--vars`, ...) as an argparse parent, for
+    the checks and for a project's own tools that drive dbt the same way (`dbt_settings`)."""
     common = argparse.ArgumentParser(add_help=False)
     dbt = common.add_argument_group("dbt")
     dbt.add_argument("--project-dir", type=Path, default=Path("."), help="dbt project folder (default: .)")
@@ -81,7 +81,7 @@ def _dbt_arguments() -> argparse.ArgumentParser:
 
 
 def _common_arguments() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False, parents=[_dbt_arguments()])
+    common = argparse.ArgumentParser(add_help=False, parents=[dbt_arguments()])
     data = common.add_argument_group("deliveries")
     data.add_argument("--deliveries", type=Path, default=None, metavar="DIR", help="folder of CSV delivery files")
     data.add_argument(
@@ -132,23 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     for check in checks.CHECKS:
         check.add_arguments(every.add_argument_group(check.NAME))
-    commands.add_parser("generate", help=GENERATE_HELP, add_help=False)
-    demo_parser = commands.add_parser(
-        "demo", help=demo.HELP, description=demo.HELP, parents=[_dbt_arguments()]
-    )
-    demo.add_arguments(demo_parser)
     return parser
-
-
-def _run_generate(argv: Sequence[str]) -> int:
-    try:
-        from harness import generate  # owned by another module; imported only when asked for
-    except ImportError as exc:
-        print(f"rerun-safe generate is not available: {exc}", file=sys.stderr)
-        return 2
-    parser = argparse.ArgumentParser(prog="rerun-safe generate", description=GENERATE_HELP)
-    generate.add_arguments(parser)
-    return int(generate.run(parser.parse_args(list(argv))))
 
 
 def _progress(quiet: bool, started: float) -> Callable[[str], None]:
@@ -159,7 +143,9 @@ def _progress(quiet: bool, started: float) -> Callable[[str], None]:
     return report
 
 
-def _settings(args: argparse.Namespace) -> DbtSettings | None:
+def dbt_settings(args: argparse.Namespace) -> DbtSettings | None:
+    """The `DbtSettings` of parsed `dbt_arguments()`; None (after saying why on stderr) when
+    they do not describe a usable project."""
     project_dir = args.project_dir.resolve()
     if not (project_dir / "dbt_project.yml").exists():
         print(f"rerun-safe: no dbt_project.yml in {project_dir}", file=sys.stderr)
@@ -189,15 +175,10 @@ def _settings(args: argparse.Namespace) -> DbtSettings | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "generate":
-        return _run_generate(argv[1:])
-    args = build_parser().parse_args(argv)
-    settings = _settings(args)
+    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    settings = dbt_settings(args)
     if settings is None:
         return 2
-    if args.command == "demo":
-        return demo.run(args, settings)
     named = args.command != "all"
     selected: list[ModuleType] = list(checks.CHECKS) if not named else [checks.by_name()[args.command]]
     needing = [check.NAME for check in selected if check.NEEDS_DELIVERIES]

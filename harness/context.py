@@ -86,10 +86,6 @@ class CheckContext:
             raise ValueError("this check needs --deliveries DIR (a folder of CSV delivery files)")
         return discover_batches(self.deliveries, self.batch_pattern)
 
-    def option(self, name: str, default: Any = None) -> Any:
-        value = self.options.get(name)
-        return default if value is None else value
-
     def typed(self, cls: type[T]) -> T:
         """A check's options as its dataclass: the flags given (not None), the dataclass's own
         defaults for the rest (a check's add_arguments leaves defaults to None, so each
@@ -189,15 +185,18 @@ def finish(
     ctx: CheckContext | None = None,
     exercised: dict[str, object] | None = None,
     nothing: str | None = None,
+    compares: bool = True,
 ) -> CheckResult:
     """A result from comparisons and lanes. The check states what it exercised; `nothing`
-    (or no row in any judged table) makes it NOT_EXERCISED rather than a pass."""
+    (or no row in any judged table) makes it NOT_EXERCISED rather than a pass. A check that
+    compares no tables by design (`compares=False`: keys) gets no "tables judged" / "rows
+    compared" figures; the result's figures are final (a check does not edit them after)."""
     annotate(ctx, name, comparisons)
     findings = lane_findings(ctx, name, lanes)
-    figures: dict[str, object] = {
-        "tables judged": len({d.table for c in comparisons for d in c.diffs}),
-        "rows compared": sum(c.rows_compared for c in comparisons),
-    }
+    figures: dict[str, object] = {}
+    if compares:
+        figures["tables judged"] = len({d.table for c in comparisons for d in c.diffs})
+        figures["rows compared"] = sum(c.rows_compared for c in comparisons)
     figures.update(exercised or {})
     figures.update(key_figures(lanes))
     failed = (
@@ -209,7 +208,7 @@ def finish(
         nothing = ""
         if not comparisons:
             nothing = "no comparison was made"
-        elif not figures["rows compared"]:
+        elif not sum(c.rows_compared for c in comparisons):
             nothing = "every judged table was empty in every build: nothing was compared"
     status = Status.FAIL if failed else (Status.NOT_EXERCISED if nothing else Status.PASS)
     return CheckResult(

@@ -1,4 +1,4 @@
-"""Tests of harness/generate.py: properties computed from the written files."""
+"""Tests of pipeline_demo/generate.py: properties computed from the written files."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import generate as g
+from pipeline_demo import generate as g
 
 HEADER = ["event_id", "event_type", "company_id", "order_id", "order_item_id",
           "amount_cents", "currency", "event_time", "ingested_at", "version"]

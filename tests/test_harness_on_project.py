@@ -10,7 +10,7 @@ import sys
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
-from harness.generate import GeneratorConfig, generate
+from pipeline_demo.generate import GeneratorConfig, generate
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
 

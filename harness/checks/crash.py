@@ -78,7 +78,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--fault-var", default=None, metavar="VAR",
         help="dbt var that makes the model it names (its relation name) fail after its write, "
         "before COMMIT; between-model points then fail each model in turn instead of building "
-        "a prefix of the build order (this project: rerun_safe_fail_model)",
+        "a prefix of the build order",
     )
     parser.add_argument(
         "--crash-batches", nargs="+", default=None, metavar="J",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import dataclass
 
 from harness.compare import Purpose, compare_snapshots
 from harness.context import CheckContext, build_everything, finish, manifest_of
@@ -14,10 +15,16 @@ HELP = "build twice with the same inputs; every table must be identical"
 NEEDS_DELIVERIES = False
 
 
+@dataclass(frozen=True)
+class Options:
+    per_model: bool = False
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--per-model",
         action="store_true",
+        default=None,
         help="after one build of the selection and its parents, run each selected model twice "
         "on its own and diff its table",
     )
@@ -39,7 +46,7 @@ def run(ctx: CheckContext) -> CheckResult:
     selected = ctx.selected
     comparisons: list[Comparison] = []
     exercised: dict[str, object] = {"files delivered": files}
-    if ctx.option("per_model", False):
+    if ctx.typed(Options).per_model:
         models = [
             model for model in project.models
             if model.resource_type == "model" and (selected is None or model.unique_id in selected)

@@ -39,10 +39,7 @@ def run(ctx: CheckContext) -> CheckResult:
         nothing = "no built model declares a grain (unique_key config, unique or unique_combination test)"
     elif not rows:
         nothing = "every model with a declared grain was empty: no key was checked"
-    result = finish(
+    return finish(
         NAME, started, [], [lane], notes, ctx=ctx,
-        exercised={"grains asserted": grains, "rows checked": rows}, nothing=nothing,
+        exercised={"grains asserted": grains, "rows checked": rows}, nothing=nothing, compares=False,
     )
-    result.exercised.pop("tables judged", None)
-    result.exercised.pop("rows compared", None)
-    return result

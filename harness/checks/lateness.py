@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -22,15 +23,34 @@ PERCENTILES = (("p50", 0.5), ("p90", 0.9), ("p95", 0.95), ("p99", 0.99), ("p99.9
 DEFAULT_ALLOWED_LATENESS_HOURS = 72.0
 
 
+@dataclass(frozen=True)
+class Options:
+    event_time_column: str = "event_time"
+    ingested_at_column: str = "ingested_at"
+    # None: the project's var allowed_lateness_hours, else DEFAULT_ALLOWED_LATENESS_HOURS
+    allowed_lateness_hours: float | None = None
+    share: float = 0.99
+    histogram: Path | None = None  # None: lateness.png next to --summary, else next to --junit
+    # the report flags, read for the histogram's default place
+    summary: Path | None = None
+    junit: Path | None = None
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--event-time-column", default="event_time", metavar="COL")
-    parser.add_argument("--ingested-at-column", default="ingested_at", metavar="COL")
+    parser.add_argument(
+        "--event-time-column", default=None, metavar="COL",
+        help="column of the event time in the deliveries (default: event_time)",
+    )
+    parser.add_argument(
+        "--ingested-at-column", default=None, metavar="COL",
+        help="column of the ingestion time in the deliveries (default: ingested_at)",
+    )
     parser.add_argument(
         "--allowed-lateness-hours", type=float, default=None, metavar="H",
         help="watermark to evaluate (default: the project's var allowed_lateness_hours, else 72)",
     )
     parser.add_argument(
-        "--share", type=float, default=0.99, metavar="S",
+        "--share", type=float, default=None, metavar="S",
         help="report the allowed lateness that covers this share of rows (default: 0.99)",
     )
     parser.add_argument(
@@ -43,7 +63,8 @@ def applies(ctx: CheckContext) -> str:
     """Lateness needs both timestamp columns in the deliveries' headers."""
     if ctx.deliveries is None:
         return "needs --deliveries DIR (files with event and ingestion times)"
-    wanted = {str(ctx.option("event_time_column", "event_time")), str(ctx.option("ingested_at_column", "ingested_at"))}
+    options = ctx.typed(Options)
+    wanted = {options.event_time_column, options.ingested_at_column}
     headers: set[str] = set()
     csv_files = [path for batch in ctx.batches() for path in batch.files if path.suffix.lower() == ".csv"]
     if not csv_files:
@@ -66,7 +87,7 @@ def _parse(column: str) -> str:
 
 
 def allowed_lateness(ctx: CheckContext) -> tuple[float, str]:
-    explicit = ctx.option("allowed_lateness_hours")
+    explicit = ctx.typed(Options).allowed_lateness_hours
     if explicit is not None:
         return float(explicit), "--allowed-lateness-hours"
     if "allowed_lateness_hours" in ctx.settings.vars:
@@ -85,9 +106,9 @@ def run(ctx: CheckContext) -> CheckResult:
     ]
     if not files:
         raise ValueError("every delivery file is empty: no lateness to compute")
-    event_col = str(ctx.option("event_time_column", "event_time"))
-    ingested_col = str(ctx.option("ingested_at_column", "ingested_at"))
-    share = float(ctx.option("share", 0.99))
+    options = ctx.typed(Options)
+    event_col, ingested_col = options.event_time_column, options.ingested_at_column
+    share = float(options.share)
     if not 0 < share <= 1:
         raise ValueError(f"--share must be in (0, 1], got {share}")
     allowed, allowed_source = allowed_lateness(ctx)
@@ -152,7 +173,7 @@ def run(ctx: CheckContext) -> CheckResult:
     )
     if unparsed:
         result.notes.append(f"{unparsed} row(s) with an unparseable timestamp are not counted")
-    histogram = _histogram_path(ctx)
+    histogram = _histogram_path(options)
     if histogram is None:
         result.notes.append("no histogram written: pass --histogram PATH or --summary PATH")
     else:
@@ -162,14 +183,12 @@ def run(ctx: CheckContext) -> CheckResult:
     return result
 
 
-def _histogram_path(ctx: CheckContext) -> Path | None:
-    explicit = ctx.option("histogram")
-    if explicit is not None:
-        return Path(explicit)
-    for report in ("summary", "junit"):
-        path = ctx.option(report)
-        if path is not None:
-            return Path(path).with_name("lateness.png")
+def _histogram_path(options: Options) -> Path | None:
+    if options.histogram is not None:
+        return Path(options.histogram)
+    for report in (options.summary, options.junit):
+        if report is not None:
+            return Path(report).with_name("lateness.png")
     return None
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -9,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from harness import checks
 from harness.cli import build_parser, main
 from tests.harness.helpers import DELIVERIES, PROJECTS
 
@@ -116,14 +119,25 @@ def test_all_without_deliveries_skips_what_needs_them_and_shows_dbts_error(tmp_p
     assert "6 skipped, 2 could not run" in out
 
 
-def test_demo_builds_batch_by_batch_and_prints_tables(tmp_path: Path, capsys) -> None:
-    code = main([
-        "demo", "--project-dir", str(PROJECTS / "correct"), "--deliveries", str(DELIVERIES),
-        "--landing", str(tmp_path / "landing"), "--warehouse", str(tmp_path / "w.duckdb"),
-        "--target-path", str(tmp_path / "target"),
-    ])
-    out = capsys.readouterr().out
-    assert code == 0, out
-    assert "batch 3/3 2026-11-03: landed 1 file(s), dbt build ok" in out
-    assert "main.current_events" in out and "main.run_log" in out
-    assert len(list((tmp_path / "landing").glob("*.csv"))) == 4
+def test_the_harness_offers_only_checks_not_this_pipelines_tools(capsys) -> None:
+    # generate and demo belong to this repository's pipeline (python -m pipeline_demo).
+    for command in ("generate", "demo"):
+        with pytest.raises(SystemExit) as exit_info:
+            build_parser().parse_args([command])
+        assert exit_info.value.code == 2
+        assert "invalid choice" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("check", checks.CHECKS, ids=lambda check: check.NAME)
+def test_every_check_option_has_its_default_once_in_its_options_dataclass(check) -> None:
+    # A flag defaults to None; the check's Options dataclass holds the default, so `--help`,
+    # the CLI and a check run in-process (run_fixture_check) cannot disagree.
+    parser = argparse.ArgumentParser()
+    check.add_arguments(parser)
+    flags = [action for action in parser._actions if not isinstance(action, argparse._HelpAction)]
+    if not flags:
+        return
+    fields = {field.name for field in dataclasses.fields(check.Options)}
+    for action in flags:
+        assert action.default is None, f"{check.NAME} {action.option_strings}: default {action.default!r}"
+        assert action.dest in fields, f"{check.NAME}: {action.dest} is not a field of Options"

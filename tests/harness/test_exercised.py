@@ -60,3 +60,24 @@ def test_one_batch_key_skips_batches_with_its_reason(tmp_path: Path, capsys) -> 
     out = capsys.readouterr().out
     assert code == 0, out
     assert "== batches: SKIPPED (0.0 s): does not apply: one batch key only" in out
+
+
+def test_keys_reports_the_figures_finish_built(tmp_path: Path, monkeypatch) -> None:
+    # The key check compares no tables: its figures are grains and rows, never "tables
+    # judged" / "rows compared". They must be the ones finish() judged with, not edited after
+    # the result was built (report, JUnit and Markdown all read result.exercised).
+    from harness.checks import keys
+
+    built: list[dict[str, object]] = []
+
+    def recording_finish(*args, **kwargs):
+        result = real_finish(*args, **kwargs)
+        built.append(dict(result.exercised))
+        return result
+
+    real_finish = keys.finish
+    monkeypatch.setattr(keys, "finish", recording_finish)
+    result = run_fixture_check("keys", "correct", tmp_path / "work")
+    assert result.status is Status.PASS, result.failure_message()
+    assert built == [result.exercised], "the key check changed its figures after finish()"
+    assert result.exercised == {"grains asserted": 4, "rows checked": 36, "builds key-checked": 1}

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harness.generate import GeneratorConfig, generate
+from pipeline_demo.generate import GeneratorConfig, generate
 from tests.pipeline.project import Pipeline, deliveries_by_day
 from tests.reference.oracle import Correction, mark_now, read_landing, run_oracle
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from harness.generate import GeneratorConfig, generate
+from pipeline_demo.generate import GeneratorConfig, generate
 from tests.pipeline.project import PROJECT_DIR, Pipeline, deliveries_by_day, event
 from tests.postgres.conftest import PostgresServer
 from tests.postgres.project import PostgresPipeline

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.generate import GeneratorConfig, generate
+from pipeline_demo.generate import GeneratorConfig, generate
 from tests.pipeline.project import Pipeline, deliveries_by_day, event
 from tests.pipeline.test_at_least_once import MALFORMED
 from tests.spark.project import SparkPipeline

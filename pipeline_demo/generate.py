@@ -623,6 +623,8 @@ def generate(config: GeneratorConfig, out_dir: Path) -> GenerationSummary:
 
 # --------------------------------------------------------------------------- CLI
 
+HELP = "write a folder of sample CSV deliveries with every at-least-once pathology"
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     d = GeneratorConfig()
@@ -668,7 +670,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="generate landing-zone deliveries")
+    parser = argparse.ArgumentParser(prog="python -m pipeline_demo generate", description=HELP)
     add_arguments(parser)
     return run(parser.parse_args(argv))
 

@@ -1,4 +1,4 @@
-"""`rerun-safe demo`: land deliveries batch by batch into one warehouse, build after each
+"""`python -m pipeline_demo demo`: land deliveries batch by batch into one warehouse, build after each
 batch, and print what the pipeline did (rows per table). The `make demo` entry point.
 
 On this project (a warehouse with rerun_safe's tables) it also prints, per batch, what was
@@ -24,6 +24,7 @@ from harness.deliveries import DEFAULT_BATCH_PATTERN, discover_batches, land
 from harness.diff import quote
 from harness.project import load_manifest
 from harness.warehouse import take_snapshot
+from pipeline_demo import generate
 
 HELP = "land deliveries batch by batch into one warehouse, build after each, print the tables"
 
@@ -31,7 +32,7 @@ HELP = "land deliveries batch by batch into one warehouse, build after each, pri
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--deliveries", type=Path, default=Path("data/deliveries"), metavar="DIR",
-        help="CSV deliveries; generated (rerun-safe generate) when the folder has none",
+        help="CSV deliveries; generated (python -m pipeline_demo generate) when the folder has none",
     )
     parser.add_argument("--landing", type=Path, default=Path("data/landing"), metavar="DIR")
     parser.add_argument("--warehouse", type=Path, default=Path("target/rerun_safe.duckdb"), metavar="PATH")
@@ -49,12 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _ensure_deliveries(deliveries: Path) -> int:
     if deliveries.is_dir() and any(deliveries.glob("*.csv")):
         return 0
-    from harness import generate  # lazy: owned by another module
-
     print(f"no deliveries in {deliveries}: generating them", flush=True)
-    parser = argparse.ArgumentParser(prog="rerun-safe generate")
-    generate.add_arguments(parser)
-    return int(generate.run(parser.parse_args(["--out", str(deliveries)])))
+    return generate.main(["--out", str(deliveries)])
 
 
 def run(args: argparse.Namespace, settings: DbtSettings) -> int:
