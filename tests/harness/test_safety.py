@@ -170,33 +170,19 @@ def _server_profile(server, schema: str) -> str:
 def _server_state(server) -> tuple[list[tuple], list[str]]:
     """(every relation outside the system schemas with its rows, every schema the harness
     would have created)."""
-    import psycopg2
-
-    con = psycopg2.connect(host=server.host, port=server.port, user=server.user, dbname=server.dbname)
-    try:
-        with con.cursor() as cur:
-            cur.execute(
-                "select table_schema, table_name from information_schema.tables "
-                "where table_schema not in ('pg_catalog', 'information_schema') order by 1, 2"
-            )
-            relations = []
-            for schema, name in cur.fetchall():
-                cur.execute(f'select * from "{schema}"."{name}" order by 1')
-                relations.append((schema, name, cur.fetchall()))
-            cur.execute("select nspname from pg_namespace where nspname like 'rs\\_%%' order by 1")
-            return relations, [row[0] for row in cur.fetchall()]
-    finally:
-        con.close()
+    listed = server.query(
+        "select table_schema, table_name from information_schema.tables "
+        "where table_schema not in ('pg_catalog', 'information_schema') order by 1, 2"
+    )
+    relations = [(schema, name, server.query(f'select * from "{schema}"."{name}" order by 1')) for schema, name in listed]
+    return relations, [row[0] for row in server.query("select nspname from pg_namespace where nspname like 'rs\\_%' order by 1")]
 
 
 def test_a_target_pointing_at_a_server_schema_is_never_written(tmp_path: Path, postgres_server) -> None:
     """The harness builds into scratch schemas of its own, never into the target's schema, and
     drops them afterwards: the server is left exactly as it was."""
-    import psycopg2
-
     server = postgres_server
-    con = psycopg2.connect(host=server.host, port=server.port, user=server.user, dbname=server.dbname)
-    con.autocommit = True
+    con = server.connect()
     with con.cursor() as cur:
         cur.execute("create schema if not exists analytics_prod")
         cur.execute("create table if not exists analytics_prod.numbers as select 42 as n")
@@ -216,12 +202,11 @@ def test_a_target_pointing_at_a_server_schema_is_never_written(tmp_path: Path, p
         r for r in before[0] if r[0] == "analytics_prod"
     ]
     # without --keep-work-dir every scratch schema is dropped: the server is as before
-    for schema in kept:
-        con = psycopg2.connect(host=server.host, port=server.port, user=server.user, dbname=server.dbname)
-        con.autocommit = True
-        with con.cursor() as cur:
+    con = server.connect()
+    with con.cursor() as cur:
+        for schema in kept:
             cur.execute(f'drop schema "{schema}" cascade')
-        con.close()
+    con.close()
     done = harness(project, "idempotency")
     assert done.returncode == 0, done.stdout + done.stderr
     assert _server_state(server) == before

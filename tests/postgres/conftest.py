@@ -54,6 +54,23 @@ class PostgresServer:
     dbname: str
     landing_root: Path
 
+    def connect(self):
+        """A psycopg2 connection to the test database, in autocommit (the caller closes it)."""
+        import psycopg2
+
+        con = psycopg2.connect(host=self.host, port=self.port, user=self.user, dbname=self.dbname)
+        con.autocommit = True
+        return con
+
+    def query(self, sql: str) -> list[tuple]:
+        con = self.connect()
+        try:
+            with con.cursor() as cur:
+                cur.execute(sql)
+                return cur.fetchall()
+        finally:
+            con.close()
+
     def new_landing(self) -> Path:
         """A fresh landing folder the server can read."""
         folder = self.landing_root / uuid.uuid4().hex[:12]

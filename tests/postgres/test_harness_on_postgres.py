@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import psycopg2
 import pytest
 
 from harness.cli import main
@@ -34,16 +33,10 @@ def pg_target(postgres_server, monkeypatch):
     monkeypatch.setenv("RERUN_SAFE_PG_DBNAME", server.dbname)
 
     def schemas() -> list[str]:
-        con = psycopg2.connect(host=server.host, port=server.port, user=server.user, dbname=server.dbname)
-        try:
-            with con.cursor() as cur:
-                cur.execute(
-                    "select nspname from pg_namespace where nspname not like 'pg\\_%%' "
-                    "and nspname not in ('information_schema', 'public') order by 1"
-                )
-                return [row[0] for row in cur.fetchall()]
-        finally:
-            con.close()
+        return [row[0] for row in server.query(
+            "select nspname from pg_namespace where nspname not like 'pg\\_%' "
+            "and nspname not in ('information_schema', 'public') order by 1"
+        )]
 
     before = schemas()
     yield server
