@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from enum import Enum
 
-from harness.diff import Side, diff_sides, quote
+from harness.diff import Side, diff_sides
 from harness.project import Model, Project
 from harness.results import Comparison, NotJudged, TableDiff
 from harness.sql import Sql
@@ -27,8 +27,8 @@ RECORDS_DELIVERIES_REASON = "records every delivery: a redelivery adds rows by d
 def _side(con: Sql, name: str, model: Model, history: bool) -> Side:
     if history:
         meta = model.rerun_safe
-        groups = ", ".join(quote(col) for col in meta.group_by)
-        sums = ", ".join(f"sum({quote(col)}) as {quote(col)}" for col in meta.sum_columns)
+        groups = ", ".join(con.quote(col) for col in meta.group_by)
+        sums = ", ".join(f"sum({con.quote(col)}) as {con.quote(col)}" for col in meta.sum_columns)
         name = f"(select {groups}, {sums} from {name} as __h group by {groups})"
     return Side(sql=name, columns=con.columns(name))
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from harness.results import TableDiff
-from harness.sql import Sql, as_sql, quote
+from harness.sql import Sql, as_sql, quote  # noqa: F401 - quote: re-exported
 
 
 @dataclass(frozen=True)
@@ -105,12 +105,13 @@ def diff_sides(
         result.key = usable_key if len(usable_key) == len(key) else ()
         return result
 
+    quote = con.quote
     cols = ", ".join(quote(name) for name in common)
     diff_table = f"__rerun_safe_diff_{uuid.uuid4().hex[:12]}"
     try:
-        con.execute(
+        con.create_temp(
+            diff_table,
             f"""
-            create temp table {diff_table} as
             select {cols}, sum(__in_left) as __n_left, sum(__in_right) as __n_right
             from (
                 select {cols}, 1 as __in_left, 0 as __in_right from {left.sql} as __l
@@ -146,7 +147,7 @@ def diff_sides(
         if not result.identical:
             result.sample = _sample(con, diff_table, common, result.key, sample_size)
     finally:
-        con.execute(f"drop table if exists {diff_table}")
+        con.drop_temp(diff_table)
     return result
 
 
@@ -158,6 +159,7 @@ def _keyed_details(
     diff_table: str,
     common: list[str],
 ) -> None:
+    quote = con.quote
     key_cols = ", ".join(quote(name) for name in result.key)
     for side, attr in ((left, "duplicate_keys_left"), (right, "duplicate_keys_right")):
         setattr(
@@ -194,7 +196,7 @@ def _keyed_details(
     if not value_cols or result.keys_changed <= 0:
         return
     join_on = " and ".join(f"__l.{quote(k)} is not distinct from __r.{quote(k)}" for k in result.key)
-    key_row = "row(" + ", ".join(f"__l.{quote(k)}" for k in result.key) + ")"
+    key_row = con.struct(", ".join(f"__l.{quote(k)}" for k in result.key))
     counts = ", ".join(
         f"count(distinct {key_row}) filter (where __l.{quote(c)} is distinct from __r.{quote(c)})"
         for c in value_cols
@@ -220,17 +222,18 @@ def _sample(
 ) -> str:
     if sample_size <= 0:
         return ""
+    quote = con.quote
     order = ", ".join(quote(name) for name in (key or tuple(common)))
     # Keyed: show both sides of each key next to each other.
     limit = sample_size * 2 if key else sample_size
     names, rows = con.query(
         f"""
         select
-            case when __n_left > __n_right then '-' else '+' end as "_side",
-            cast(abs(__n_right - __n_left) as bigint) as "_copies",
+            case when __n_left > __n_right then '-' else '+' end as _side,
+            cast(abs(__n_right - __n_left) as bigint) as _copies,
             {", ".join(quote(name) for name in common)}
         from {diff_table}
-        order by {order}, "_side"
+        order by {order}, _side
         limit {limit}
         """
     )

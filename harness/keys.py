@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from harness.project import Model
-from harness.sql import Sql, quote
+from harness.sql import Sql
 
 if TYPE_CHECKING:
     from harness.stores import Store
@@ -86,6 +86,7 @@ def check_keys(store: Store, place: str, models: Iterable[Model], built: Collect
 def _duplicates(
     con: Sql, relation: str, model: Model, grain: tuple[str, ...], declared_by: str, when: str
 ) -> KeyViolation | None:
+    quote = con.quote
     cols = ", ".join(quote(c) for c in grain)
     not_all_null = " or ".join(f"{quote(c)} is not null" for c in grain)
     duplicates = (

@@ -31,7 +31,7 @@ WAREHOUSE_ENV = "RERUN_SAFE_SCRATCH_WAREHOUSE"
 SCHEMA_ENV = "RERUN_SAFE_SCRATCH_SCHEMA"
 DUCKDB_CATALOG = "warehouse"  # every lane's file is <lane>/warehouse/warehouse.duckdb
 # Adapters the harness can run checks on (harness.stores: DuckDB files, PostgreSQL schemas).
-DRIVEN_ADAPTERS = ("duckdb", "postgres")
+DRIVEN_ADAPTERS = ("duckdb", "postgres", "spark")
 
 
 class Refused(RuntimeError):
@@ -136,6 +136,16 @@ def scratch_profile(
             "Run it against a DuckDB or PostgreSQL target of the same project."
         )
     settings = dict(rendered)
+    if adapter == "spark":
+        if str(settings.get("method", "")).lower() != "session":
+            raise Refused(
+                f"target {target_name} is a spark target with method {settings.get('method')!r}: the "
+                "harness drives Spark's `method: session` only (nothing was built)"
+            )
+        return _write(
+            out_dir, profile_name, target_name, adapter, settings, threads,
+            user_location=f"schema {settings.get('schema')}", user_schema=str(settings.get("schema") or ""),
+        )
     if adapter == "postgres":
         return _write(
             out_dir, profile_name, target_name, adapter, settings, threads,
@@ -221,7 +231,7 @@ def misplaced_nodes(
         if adapter == "duckdb" and database.lower() != DUCKDB_CATALOG:
             found.append(Misplaced(unique_id, f"{database}.{schema}"))
         elif adapter != "duckdb" and (
-            database.lower() != expected_database.lower()
+            (adapter != "spark" and database.lower() != expected_database.lower())
             or not (schema == scratch_schema or schema.startswith(scratch_schema + "_"))
         ):
             found.append(Misplaced(unique_id, f"{database}.{schema}"))

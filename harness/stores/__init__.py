@@ -92,6 +92,10 @@ def open_store(scratch: Any, token: str) -> Store:
         from harness.stores.postgres import PostgresStore
 
         return PostgresStore(scratch.settings, token, logical_schema=scratch.user_schema)
+    if scratch.adapter == "spark":
+        from harness.stores.spark import SparkStore
+
+        return SparkStore(scratch.settings, token, logical_schema=scratch.user_schema)
     from harness.stores.duckdb import DuckDBStore
 
     return DuckDBStore()

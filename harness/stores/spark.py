@@ -1,0 +1,103 @@
+"""Spark: each lane is a scratch database (schema) of the session's metastore.
+
+The harness drives dbt-spark's `method: session` target: Spark runs inside this process, and
+the harness's SQL runs on the same session (dbt-spark's; one per process). Snapshots and
+checkpoints are parquet copies; a table keeps its partition columns when it is restored, so an
+`insert_overwrite` after a restore still replaces partitions, not the whole table. The
+embedded Derby metastore admits one process, so the checks that need a second dbt process
+(crash, concurrency) do not apply on Spark (harness.checks say so).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from harness.sql import SparkSql, backtick
+from harness.stores.schemas import SchemaStore
+
+if TYPE_CHECKING:
+    from harness.sources import SourceLoader
+
+ONE_PROCESS = (
+    "Spark's session target runs in the harness's process, with an embedded metastore that "
+    "admits one process: a second dbt process (to kill it, or to run two at once) cannot open it"
+)
+
+
+class SparkStore(SchemaStore):
+    adapter = "spark"
+
+    def __init__(self, settings: dict[str, Any], token: str, logical_schema: str) -> None:
+        super().__init__(token, logical_schema)
+        self.settings = settings
+        self._sql: SparkSql | None = None
+
+    @property
+    def sql(self) -> SparkSql:
+        if self._sql is None:
+            from pyspark.sql import SparkSession
+
+            session = SparkSession.getActiveSession()
+            if session is None:  # no dbt run yet: the same configuration dbt-spark would use
+                builder = SparkSession.builder.enableHiveSupport()
+                for key, value in (self.settings.get("server_side_parameters") or {}).items():
+                    builder = builder.config(str(key), str(value))
+                session = builder.getOrCreate()
+            self._sql = SparkSql(session)
+        return self._sql
+
+    def connected(self) -> bool:
+        if self._sql is not None:
+            return True
+        try:
+            from pyspark.sql import SparkSession
+        except ImportError:
+            return False
+        return SparkSession.getActiveSession() is not None
+
+    def all_schemas(self) -> list[str]:
+        return [str(row[0]) for row in self.sql.fetchall("show databases") if str(row[0]).startswith(self.prefix)]
+
+    def relations(self, schemas: Sequence[str]) -> list[tuple[str, str, str]]:
+        found = []
+        for schema in schemas:
+            for table in self.sql.raw.catalog.listTables(schema):
+                if table.isTemporary:
+                    continue
+                found.append((schema, table.name, "view" if table.tableType == "VIEW" else "table"))
+        return sorted(found)
+
+    def table_recipe(self, schema: str, name: str) -> tuple[str, ...]:
+        """The table's partition columns."""
+        columns = self.sql.raw.catalog.listColumns(name, schema)
+        return tuple(column.name for column in columns if column.isPartition)
+
+    def copy_table(self, source: str, dest: str, name: str, recipe: Any = None) -> None:
+        q = backtick
+        partitioned = f" partitioned by ({', '.join(q(c) for c in recipe)})" if recipe else ""
+        self.sql.execute(
+            f"create table {q(dest)}.{q(name)} using parquet{partitioned} as select * from {q(source)}.{q(name)}"
+        )
+
+    def view_definitions(self, schemas: Sequence[str]) -> list[tuple[str, str, str]]:
+        views = []
+        for schema, name, kind in self.relations(schemas):
+            if kind == "view":
+                text = self.sql.raw.sql(f"describe table extended {backtick(schema)}.{backtick(name)}").collect()
+                original = next((str(r[1]) for r in text if str(r[0]) == "View Text"), "")
+                views.append((schema, name, original))
+        return views
+
+    def create_schema(self, schema: str) -> None:
+        self.sql.execute(f"create database if not exists {backtick(schema)}")
+
+    def drop_schema(self, schema: str) -> None:
+        self.sql.execute(f"drop database if exists {backtick(schema)} cascade")
+
+    def load_sources(self, place: str, loader: SourceLoader, files: Sequence[Path]) -> int:
+        raise NotImplementedError(
+            "--load-sources on Spark is not built: deliver files into a landing folder the "
+            "project reads (the default mode)"
+        )
