@@ -126,7 +126,10 @@
     - `replace_keys` with `partition_by`: every partition present in the new rows is rewritten
       as its new rows plus its old rows whose key is not among the new keys (the keys'
       partitions are bounded by the model, see replace_keys.sql); a partition left with no row
-      is dropped.
+      is dropped. With config `partition_of_key_may_change=true`, the partitions where the new
+      keys' old rows lie are rewritten too (one more read of the key and partition columns of
+      the whole table): exact for a key whose partition value changes, or whose new row is a
+      marker with no partition value.
     - `replace_keys` without `partition_by` (a small keyed table: one row per delivery): the
       whole table is written to `<name>__rerun_safe_new`, then swapped in by two renames; a
       build that died between them is completed by the next one (spark_finish_swap).
@@ -172,6 +175,16 @@
         {%- endcall -%}
         {%- do process_schema_changes(config.get('on_schema_change'), tmp_relation, existing_relation) -%}
         {%- set columns = adapter.get_columns_in_relation(existing_relation) | map(attribute='name') | list -%}
+        {#- the partitions rewritten: those of the new rows and, when a key may change partition
+            (config partition_of_key_may_change), those its old rows lie on -#}
+        {%- set rewritten_partitions -%}
+            select built.{{ partition_column }} from {{ tmp_relation }} as built
+            {%- if unique_key and config.get('partition_of_key_may_change', false) %}
+            union
+            select old.{{ partition_column }} from {{ existing_relation }} as old
+            where old.{{ unique_key }} in (select built.{{ unique_key }} from {{ tmp_relation }} as built)
+            {%- endif %}
+        {%- endset -%}
         {%- set rewritten -%}
             select {{ columns | join(', ') }} from {{ tmp_relation }} as built
             {%- if keep_rows %} where {{ keep_rows }}{% endif %}
@@ -181,15 +194,16 @@
             where
                 kept.{{ unique_key }} not in (select built.{{ unique_key }} from {{ tmp_relation }} as built)
                 {%- if partition_column %}
-                and kept.{{ partition_column }} in (select built.{{ partition_column }} from {{ tmp_relation }} as built)
+                and kept.{{ partition_column }} in ({{ rewritten_partitions }})
                 {%- endif %}
             {%- endif %}
         {%- endset -%}
         {%- if partition_column -%}
-            {#- partitions of the new rows that the rewrite leaves empty: dynamic overwrite cannot
-                empty them, so they are dropped after it -#}
+            {#- rewritten partitions that the rewrite leaves empty: dynamic overwrite cannot empty
+                them, so they are dropped after it -#}
             {%- set emptied = run_query(
-                'select distinct ' ~ partition_column ~ ' from ' ~ tmp_relation ~ ' where ' ~ partition_column ~ ' is not null'
+                'select distinct ' ~ partition_column ~ ' from (' ~ rewritten_partitions ~ ') as rewritten_partitions'
+                ~ ' where ' ~ partition_column ~ ' is not null'
                 ~ ' except select ' ~ partition_column ~ ' from (' ~ rewritten ~ ') as rewritten'
             ).columns[0].values() | map('string') | list -%}
             {%- call statement('main') -%}

@@ -10,13 +10,17 @@
     comes back, on the same day, among the new rows.
 
     Optional config `partition_keep_rows`, as in insert_overwrite: new rows failing it only
-    mark their key and day for deletion and are not inserted. -#}
+    mark their key and day for deletion and are not inserted.
+
+    Config `partition_of_key_may_change=true` lifts that condition: the delete is by key alone
+    here (on Spark, the partitions of the keys' old rows are rewritten too). -#}
 {% macro replace_keys_sql(arg_dict) %}
     {{- return(adapter.dispatch('replace_keys_sql', 'rerun_safe')(arg_dict)) -}}
 {% endmacro %}
 
 {% macro default__replace_keys_sql(arg_dict) %}
-    {{- return(rerun_safe.delete_and_insert_sql(arg_dict, config.require('unique_key'), rerun_safe.partition_column())) -}}
+    {%- set partition_column = none if config.get('partition_of_key_may_change', false) else rerun_safe.partition_column() -%}
+    {{- return(rerun_safe.delete_and_insert_sql(arg_dict, config.require('unique_key'), partition_column)) -}}
 {% endmacro %}
 
 {#- The body both strategies share (insert_overwrite: no key; replace_keys: a key,

@@ -1,11 +1,20 @@
 {#- One row per rejected landed row, with the reason, the file and line it came from and its
     raw values: invalid rows (reason from staging validation) and every row of a conflicting
     version (`conflicting_version`). Nothing is dropped silently; the row count of this table
-    is part of the balance (docs/semantics.md). -#}
+    is part of the balance (docs/semantics.md).
+
+    On Spark only (no MERGE on parquet: keyed rows are replaced by rewriting whole partitions),
+    the table has one more column, loaded_run_seq (the run that staged the row; an invalid row
+    may have no valid ingestion time, so it cannot be the ingestion day), and is partitioned by
+    it, so a run rewrites the runs its rejected rows were staged by, not the whole table. A
+    restaged row (staging rebuilt alone) comes back with a new run, so the partitions of the
+    keys' old rows are rewritten too (partition_of_key_may_change). -#}
 {{
     config(
         incremental_strategy='merge',
         unique_key='quarantine_id',
+        partition_by=rerun_safe.spark_only_partition_by('loaded_run_seq'),
+        partition_of_key_may_change=true,
         meta={'rerun_safe': {'volatile_columns': ['quarantined_run_seq'], 'records_deliveries': true}},
         post_hook=[
             "{{ rerun_safe.log_model_run({
@@ -112,6 +121,7 @@ final as (
         rejected.raw_event_time as event_time,
         rejected.raw_ingested_at as ingested_at,
         rejected.raw_version as version,
+        {{ rerun_safe.spark_only_partition_column('rejected._loaded_run_seq', 'loaded_run_seq') }}
         {{ rerun_safe.current_run_seq() }} as quarantined_run_seq
     from rejected
     left join {{ ref('quarantine_reasons') }} as reasons on rejected.reason = reasons.reason

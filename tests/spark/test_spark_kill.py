@@ -1,0 +1,166 @@
+"""A Spark build killed in the middle of a write (SIGKILL to dbt and its JVM at once), then the
+next build: it either repairs (the tables equal a clean build's) or stops with the documented
+repair command, and the repair gives the clean tables.
+
+The harness's `crash` check cannot drive Spark (it snapshots and restores DuckDB files), so this
+test kills a real `dbt build --target spark` in a child process. Every build here is a child
+process with its own JVM, on a warehouse folder of its own: the Derby metastore admits one
+process at a time, so this module never opens the in-process session of tests/spark/conftest.py.
+
+The kill lands while int_event_copies_classified runs its partition rewrite (found in dbt's
+debug log: the statement is logged just before Spark runs it). That is the model whose rerun
+cannot simply redo its write (it folds new staged rows into its old copies): if the rewrite
+committed before the kill, the rerun's balance check stops it with the repair command; if it
+had not, the rerun redoes it. Which of the two happened depends on timing; both are checked.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from harness.generate import GeneratorConfig, generate
+from tests.pipeline.project import PROJECT_DIR, Pipeline, deliveries_by_day
+from tests.spark.conftest import _missing
+from tests.spark.test_spark_target import business
+
+pytestmark = pytest.mark.spark
+
+DBT = str(Path(sys.executable).parent / "dbt")
+COPIES_WRITE = re.compile(r"insert overwrite table \S*int_event_copies_classified\S* partition \(revenue_date\)")
+REPAIR = ("--full-refresh", "--select", "stg_landing__deliveries+")
+NO_TESTS = ("--exclude", "resource_type:test", "resource_type:unit_test")
+
+
+class SparkChild:
+    """dbt (and the table dump) on Spark in child processes, on one warehouse folder."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.landing = root / "landing"
+        self.landing.mkdir(parents=True)
+        self.spark_dir = Path(tempfile.mkdtemp(prefix="rerun_safe_spark_kill_"))
+        self.env = {**os.environ, "RERUN_SAFE_SPARK_DIR": str(self.spark_dir),
+                    "RERUN_SAFE_SPARK_SCHEMA": "t_" + uuid.uuid4().hex[:12], "TZ": "UTC"}
+        self.builds = 0
+
+    def argv(self, *args: str) -> tuple[list[str], Path]:
+        self.builds += 1
+        log_path = self.root / f"logs{self.builds}"
+        return [DBT, "build", "--target", "spark", "--project-dir", str(PROJECT_DIR),
+                "--profiles-dir", str(PROJECT_DIR), "--target-path", str(self.root / f"target{self.builds}"),
+                "--log-path", str(log_path), "--vars", json.dumps({"landing_path": str(self.landing)}),
+                *NO_TESTS, *args], log_path
+
+    def build(self, *args: str) -> subprocess.CompletedProcess:
+        argv, _ = self.argv(*args)
+        return subprocess.run(argv, env=self.env, capture_output=True, text=True, timeout=1200, check=False)
+
+    def build_killed_at(self, statement: re.Pattern) -> float:
+        """Start a build, SIGKILL its process group (dbt and the JVM) as soon as dbt's log shows
+        `statement` being sent to Spark; the seconds from start to kill."""
+        argv, log_path = self.argv()
+        started = time.monotonic()
+        child = subprocess.Popen(argv, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                 start_new_session=True)
+        log = log_path / "dbt.log"
+        try:
+            while True:
+                if log.exists() and statement.search(log.read_text(errors="replace")):
+                    os.killpg(child.pid, signal.SIGKILL)
+                    break
+                assert child.poll() is None, f"the build ended ({child.returncode}) before {statement.pattern}"
+                assert time.monotonic() - started < 900, f"no {statement.pattern} in {log} after 900 s"
+                time.sleep(0.02)
+        finally:
+            if child.poll() is None:
+                os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+        killed_after = time.monotonic() - started
+        for _ in range(200):  # the JVM of the group goes too
+            try:
+                os.killpg(child.pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("the killed build's process group is still alive")
+        return killed_after
+
+    def tables(self) -> dict:
+        dumped = subprocess.run([sys.executable, "-m", "tests.spark.dump_tables"], env=self.env, cwd=PROJECT_DIR,
+                                capture_output=True, text=True, timeout=600, check=False)
+        assert dumped.returncode == 0, dumped.stderr[-3000:]
+        return json.loads(dumped.stdout)
+
+
+def comparable(state: dict) -> dict:
+    """Rows as JSON gives them (dates and times as text), the ledger as net sums per day: the
+    repair rebuilds staging and its dependants but keeps the ledger, whose postings then record
+    the history (a reversal and a re-posting) instead of a clean build's single entries."""
+    rows = json.loads(json.dumps(state, default=str))
+    net: dict[tuple, int] = {}
+    for _posting_id, _type, _reverses, _event, company, day, currency, amount in rows.pop("ledger"):
+        net[(company, day, currency)] = net.get((company, day, currency), 0) + amount
+    rows["ledger_net"] = sorted([*key, amount] for key, amount in net.items() if amount)
+    rows.pop("runs", None)
+    return rows
+
+
+@pytest.fixture
+def spark_available() -> None:
+    missing = _missing()
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"{missing}: the Spark target is NOT tested.", pytrace=False)
+        pytest.skip(f"SKIPPED LOUDLY: {missing}: the Spark target is NOT tested.")
+
+
+def test_a_build_killed_mid_write_is_repaired(tmp_path: Path, spark_available: None) -> None:
+    deliveries = tmp_path / "deliveries"
+    generate(GeneratorConfig(days=2, events_per_day=20), deliveries)
+    days = deliveries_by_day(deliveries)
+    duck = Pipeline(tmp_path / "duck")
+    duck.deliver(*(path for day in days for path in day))
+    assert duck.run().success
+    clean = comparable(business(duck))
+
+    spark = SparkChild(tmp_path / "spark")
+    try:
+        for path in days[0]:
+            (spark.landing / path.name).write_bytes(path.read_bytes())
+        first = spark.build()
+        assert first.returncode == 0, first.stdout[-3000:]
+        for path in days[1]:
+            (spark.landing / path.name).write_bytes(path.read_bytes())
+        killed_after = spark.build_killed_at(COPIES_WRITE)
+
+        rerun = spark.build()
+        if rerun.returncode != 0:
+            # the rewrite had committed: the rerun must stop on the balance, naming the repair
+            assert "valid staged rows != rows in copies" in rerun.stdout, rerun.stdout[-3000:]
+            assert "--full-refresh --select stg_landing__deliveries+" in rerun.stdout, rerun.stdout[-3000:]
+            repair = spark.build(*REPAIR)
+            assert repair.returncode == 0, repair.stdout[-3000:]
+            outcome = "stopped with the repair command; the repair gave the clean tables"
+        else:
+            outcome = "repaired by the next build"
+        state = spark.tables()
+        assert state["runs"].count(["started"]) == 1, f"the killed run is not the one left started: {state['runs']}"
+        got = comparable(state)
+        for name in clean:
+            assert got[name] == clean[name], f"{name} differs from a clean build ({outcome})"
+        print(f"killed {killed_after:.1f} s into the build; the next build {outcome}")
+    finally:
+        import shutil
+
+        shutil.rmtree(spark.spark_dir, ignore_errors=True)
