@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.generate import GeneratorConfig, generate
+from pipeline_demo.generate import GeneratorConfig, generate
 from tests.pipeline.project import PROJECT_DIR, Pipeline, deliveries_by_day
 from tests.spark.conftest import _missing
 from tests.spark.test_spark_target import business
