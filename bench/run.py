@@ -749,6 +749,12 @@ def render(results: list[dict], rat: list[dict], mach: dict, a: argparse.Namespa
     add("- The floor skips the ledger, late_events, quarantined_events and the audit tables, so it is a lower "
         "bound for the business tables only.")
     add("")
+    spark = ROOT / "docs" / "benchmarks-spark.md"  # written by bench/spark.py --doc (not part of make bench)
+    if spark.exists():
+        add("## Spark local (bench/spark.py)")
+        add("")
+        add(spark.read_text().strip())
+        add("")
     return "\n".join(L)
 
 

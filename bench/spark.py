@@ -1,7 +1,7 @@
 """Time the pipeline on Spark local (`--target spark`) at 1M events: one incremental run and a
 full refresh, and how much of a run is JVM start-up.
 
-    .venv/bin/python bench/spark.py --out /tmp/bench_spark            # 1M events: about 30 min
+    .venv/bin/python bench/spark.py --out /tmp/bench_spark --doc docs/benchmarks-spark.md   # 1M events
     .venv/bin/python bench/spark.py --events 20000 --out /tmp/bs      # a smoke run, a few minutes
 
 Same deliveries as bench/run.py (pipeline_demo.generate, seed 7, `--batch-events` a day, one day
