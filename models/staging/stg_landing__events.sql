@@ -29,7 +29,7 @@
 with
 
 landed as (
-    {{ rerun_safe.scan_landing_files(files) }}
+    {{ rerun_safe.scan_landing_files(files, one_scan=not is_incremental()) }}
 ),
 
 trimmed as (

@@ -19,7 +19,10 @@
     {{- return(header) -}}
 {% endmacro %}
 
-{% macro scan_landing_files(files) %}
+{#- one_scan: read all `files` in as few scans as the adapter can (DuckDB: one multi-file
+    read_csv per distinct header), for full builds, where a scan per file costs more than the
+    reading itself. The same rows, file ids and ordinals as the per-file scans. -#}
+{% macro scan_landing_files(files, one_scan=false) %}
     {%- if files | length == 0 %}
     select
         {%- for c in rerun_safe.landing_columns() + ['_overflow', '_file_id', '_file_name'] %}
@@ -27,6 +30,8 @@
         {%- endfor %}
         cast(null as bigint) as _record_number
     where false
+    {%- elif one_scan -%}
+    {{ adapter.dispatch('scan_landing_files_at_once', 'rerun_safe')(files) }}
     {%- else -%}
     {%- for f in files %}
     {{ adapter.dispatch('scan_landing_file', 'rerun_safe')(f, rerun_safe.delivery_header(f)) }}
@@ -59,10 +64,74 @@
         {{ rerun_safe.string_literal(rerun_safe.duckdb_literal_path(f.path)) }},
         header = true, auto_detect = false, delim = ',', quote = '"', escape = '"',
         strict_mode = false, null_padding = true, parallel = false, max_line_size = 2097152,
-        columns = {
-            {%- for c in header + ['_overflow'] %}'{{ c }}': 'varchar'{{ ', ' if not loop.last }}{% endfor -%}
-        }
+        columns = {{ rerun_safe.duckdb_csv_columns(header) }}
     ) as scanned
+{% endmacro %}
+
+{#- read_csv's `columns`: the file's own header names in file order, all text, then _overflow
+    (the field after the last one). -#}
+{% macro duckdb_csv_columns(header) -%}
+    {
+            {%- for c in header + ['_overflow'] %}'{{ c }}': 'varchar'{{ ', ' if not loop.last }}{% endfor -%}
+    }
+{%- endmacro %}
+
+{#- Every other adapter: a scan per file. -#}
+{% macro default__scan_landing_files_at_once(files) %}
+    {{- rerun_safe.scan_landing_files(files, one_scan=false) -}}
+{% endmacro %}
+
+{#- DuckDB, full builds: one multi-file read_csv per distinct header (files with the same
+    header in one list, in name order), instead of one read_csv per file. Each record keeps its
+    file through read_csv's `file_index` (its position in the list, joined to the file's id and
+    name) and its ordinal through insertion order: `row_number() over ()` is a streaming window,
+    which DuckDB runs in one thread in the scan's order, the property the per-file scan relies
+    on too; so every file's records are numbered consecutively, in file order, and a record's
+    ordinal in its file is its position minus the first position of its file, plus one.
+    parallel = false keeps each file in one piece. Measured at 3.7M rows (190 files): 10.1 s
+    for staging instead of 17.6 s, identical rows (bench/optimisation_log.md). -#}
+{% macro duckdb__scan_landing_files_at_once(files) %}
+    {%- set headers = [] -%}
+    {%- for f in files if f.header not in headers %}{% do headers.append(f.header) %}{% endfor -%}
+    {%- for header_text in headers %}
+    {%- set group = files | selectattr('header', 'equalto', header_text) | list %}
+    {%- set header = rerun_safe.delivery_header(group[0]) %}
+    select
+        {%- for c in rerun_safe.landing_columns() + ['_overflow'] %}
+        scanned.{{ c }},
+        {%- endfor %}
+        listed.file_id as _file_id,
+        listed.file_name as _file_name,
+        scanned._position - min(scanned._position) over (partition by scanned.file_index) + 1 as _record_number
+    from (
+        select
+            {%- for c in rerun_safe.landing_columns() + ['_overflow'] %}
+            in_file_order.{{ c }},
+            {%- endfor %}
+            in_file_order.file_index,
+            row_number() over () as _position
+        from read_csv(
+            [
+                {%- for f in group %}
+                {{ rerun_safe.string_literal(rerun_safe.duckdb_literal_path(f.path)) }}{{ ',' if not loop.last }}
+                {%- endfor %}
+            ],
+            header = true, auto_detect = false, delim = ',', quote = '"', escape = '"',
+            strict_mode = false, null_padding = true, parallel = false, max_line_size = 2097152,
+            columns = {{ rerun_safe.duckdb_csv_columns(header) }}
+        ) as in_file_order
+    ) as scanned
+    inner join (
+        values
+        {%- for f in group %}
+        ({{ loop.index0 }}, {{ rerun_safe.string_literal(f.file_id) }}, {{ rerun_safe.string_literal(f.file_name) }}){{ ',' if not loop.last }}
+        {%- endfor %}
+    ) as listed (file_index, file_id, file_name)
+        on scanned.file_index = listed.file_index
+    {%- if not loop.last %}
+    union all
+    {%- endif %}
+    {%- endfor %}
 {% endmacro %}
 
 {% macro postgres__scan_landing_file(f, header) %}
