@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-RATIO_IDS = ("R1", "R2", "R3a", "R4", "R5")
-STEPS = ("history_build", "incremental", "full_refresh", "floor")
+RATIO_IDS = ("R1", "R2", "R3a", "R4", "R5", "RF")
+STEPS = ("history_build", "incremental", "full_refresh", "floor", "floor_full")
 
 
 def test_bench_small_writes_tables_and_ratios(tmp_path: Path) -> None:
@@ -37,5 +37,6 @@ def test_bench_small_writes_tables_and_ratios(tmp_path: Path) -> None:
     # the floor reproduces dbt's business tables, and a full refresh converges with the increments
     assert "floor vs dbt incremental: fct_order_items **equal**, fct_daily_revenue **equal**" in text
     assert "full refresh vs incremental: fct_order_items **equal**, fct_daily_revenue **equal**" in text
+    assert "one-pass floor vs dbt full refresh: fct_order_items **equal**, fct_daily_revenue **equal**" in text
     # the same table goes to stdout
     assert "## Ratios" in proc.stdout and "R1 " in proc.stdout
