@@ -70,10 +70,11 @@ totals as (
 ),
 
 latest_event as (
-    {{ rerun_safe.dedupe_by_key(
+    {{ rerun_safe.first_by_key(
         'contributing',
         ['company_id', 'order_item_id'],
         ['event_time desc', 'event_id desc'],
+        ['order_id', 'currency'],
     ) }}
 ),
 
