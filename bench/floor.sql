@@ -8,6 +8,12 @@
 -- of fct_daily_revenue. It does NOT maintain fct_revenue_ledger, late_events,
 -- quarantined_events or the run log (see docs/benchmarks.md).
 --
+-- It uses what the fastest hand-written DuckDB SQL for this work would: the touched events'
+-- copies are found by a probe of the narrow 128-bit event_key column alone and fetched by rowid
+-- (a join or IN on the wide table reads every column of every row group), the touched items'
+-- copies likewise by item_key, and order items are replaced by key (delete + insert: DuckDB's
+-- MERGE is several times slower). The keys are the project's (md5_number of the '|'-joined text).
+--
 -- Placeholders filled by bench/floor.py: __LANDED__ (one read_csv per batch file, union all),
 -- __RUN_SEQ__ (the run number stamped on new rows), __LATE_S__ (allowed lateness in seconds).
 -- Statements are separated by lines holding only ";;".
@@ -63,6 +69,7 @@ validated as (
 select
     md5(coalesce(cast(_file_id as varchar), '<null>') || '|' || coalesce(cast(source_line as varchar), '<null>')) as _row_id,
     event_id, event_type, company_id, order_id, order_item_id,
+    case when invalid_reason is null then md5_number(coalesce(cast(event_id as varchar), '<null>')) end as event_key,
     case when invalid_reason is null then a_v end as amount_cents,
     currency,
     case when invalid_reason is null then et_v end as event_time,
@@ -85,11 +92,15 @@ from validated
 insert into main.stg_landing__events by name select * from b_staged
 ;;
 create temp table b_events as
-select distinct event_id from b_staged where invalid_reason is null
+select distinct event_id, event_key from b_staged where invalid_reason is null
 ;;
 -- the existing copies of the touched events
 create temp table b_old as
-select c.* from main.int_event_copies_classified as c semi join b_events using (event_id)
+select c.* from main.int_event_copies_classified as c
+where c.rowid in (
+    select p.rowid from main.int_event_copies_classified as p
+    where p.event_key in (select b_events.event_key from b_events)
+)
 ;;
 -- the batch's rows folded into copies: count and earliest row
 create temp table b_new as
@@ -208,6 +219,10 @@ hashed as (
 select
     md5(coalesce(cast(event_id as varchar), '<null>') || '|' || coalesce(cast(version as varchar), '<null>')
         || '|' || coalesce(cast(payload_hash as varchar), '<null>')) as copy_id,
+    md5_number(coalesce(cast(event_id as varchar), '<null>')) as event_key,
+    md5_number(coalesce(cast(company_id as varchar), '<null>') || '|' || coalesce(cast(order_item_id as varchar), '<null>'))
+        as item_key,
+    cast(__RUN_SEQ__ as bigint) as _written_run_seq,
     event_id, version, payload_hash, event_type, company_id, order_id, order_item_id, amount_cents,
     currency, event_time, ingested_at, revenue_date,
     case when event_type = 'refund' then -amount_cents else amount_cents end as signed_amount_cents,
@@ -216,15 +231,15 @@ select
     case when old_content_hash = _content_hash then old_changed_run_seq else __RUN_SEQ__ end as _changed_run_seq
 from hashed
 ;;
-delete from main.int_event_copies_classified where event_id in (select event_id from b_events)
+delete from main.int_event_copies_classified where event_key in (select b_events.event_key from b_events)
 ;;
 insert into main.int_event_copies_classified by name select * from b_copies
 ;;
 -- every item and day any copy (old or new) of a touched event belongs to
 create temp table b_items as
-select distinct company_id, order_item_id from b_old
+select distinct item_key, company_id, order_item_id from b_old
 union
-select distinct company_id, order_item_id from b_copies
+select distinct item_key, company_id, order_item_id from b_copies
 ;;
 create temp table b_days as
 select distinct revenue_date from b_old
@@ -235,11 +250,13 @@ create temp table b_item_rows as
 with contributing as (
     select c.*
     from main.int_event_copies_classified as c
-    semi join b_items using (company_id, order_item_id)
-    where c.copy_status = 'current'
+    where c.rowid in (
+        select p.rowid from main.int_event_copies_classified as p
+        where p.copy_status = 'current' and p.item_key in (select b_items.item_key from b_items)
+    )
 )
 select
-    i.company_id, i.order_item_id,
+    i.item_key, i.company_id, i.order_item_id,
     t.order_id, t.currency, t.first_event_time, t.last_event_time,
     coalesce(t.gross_cents, 0) as gross_cents,
     coalesce(t.refunded_cents, 0) as refunded_cents,
@@ -260,16 +277,10 @@ left join (
     group by company_id, order_item_id
 ) as t using (company_id, order_item_id)
 ;;
-merge into main.fct_order_items as tgt
-using b_item_rows as src
-on tgt.company_id = src.company_id and tgt.order_item_id = src.order_item_id
-when matched and src.event_count = 0 then delete
-when matched then update set
-    order_id = src.order_id, currency = src.currency,
-    first_event_time = src.first_event_time, last_event_time = src.last_event_time,
-    gross_cents = src.gross_cents, refunded_cents = src.refunded_cents,
-    net_cents = src.net_cents, event_count = src.event_count
-when not matched and src.event_count > 0 then insert by name
+delete from main.fct_order_items where item_key in (select b_item_rows.item_key from b_item_rows)
+;;
+insert into main.fct_order_items by name
+select * from b_item_rows where event_count > 0
 ;;
 delete from main.fct_daily_revenue where revenue_date in (select revenue_date from b_days)
 ;;
