@@ -62,16 +62,17 @@
         row_number() over () as _record_number
     from read_csv(
         {{ rerun_safe.string_literal(rerun_safe.duckdb_literal_path(f.path)) }},
-        header = true, auto_detect = false, delim = ',', quote = '"', escape = '"',
-        strict_mode = false, null_padding = true, parallel = false, max_line_size = 2097152,
-        columns = {{ rerun_safe.duckdb_csv_columns(header) }}
+        {{ rerun_safe.duckdb_csv_options(header) }}
     ) as scanned
 {% endmacro %}
 
-{#- read_csv's `columns`: the file's own header names in file order, all text, then _overflow
-    (the field after the last one). -#}
-{% macro duckdb_csv_columns(header) -%}
-    {
+{#- read_csv's options after the path, the same for the per-file and the multi-file scan (so
+    both give the same rows): `columns` are the file's own header names in file order, all text,
+    then _overflow (the field after the last one). -#}
+{% macro duckdb_csv_options(header) -%}
+    header = true, auto_detect = false, delim = ',', quote = '"', escape = '"',
+        strict_mode = false, null_padding = true, parallel = false, max_line_size = 2097152,
+        columns = {
             {%- for c in header + ['_overflow'] %}'{{ c }}': 'varchar'{{ ', ' if not loop.last }}{% endfor -%}
     }
 {%- endmacro %}
@@ -116,9 +117,7 @@
                 {{ rerun_safe.string_literal(rerun_safe.duckdb_literal_path(f.path)) }}{{ ',' if not loop.last }}
                 {%- endfor %}
             ],
-            header = true, auto_detect = false, delim = ',', quote = '"', escape = '"',
-            strict_mode = false, null_padding = true, parallel = false, max_line_size = 2097152,
-            columns = {{ rerun_safe.duckdb_csv_columns(header) }}
+            {{ rerun_safe.duckdb_csv_options(header) }}
         ) as in_file_order
     ) as scanned
     inner join (
