@@ -7,7 +7,7 @@ WAREHOUSE ?= target/rerun_safe.duckdb
 DELIVERIES ?= data/deliveries
 LANDING ?= data/landing
 
-.PHONY: setup setup-spark java demo test lint pytest bench bench-quick bench-small harness mutate clean
+.PHONY: setup setup-spark java demo test lint pytest bench bench-quick bench-drift bench-small harness mutate clean
 
 # `pip install -e .` installs the harness (the rerun-safe-harness distribution: harness/ only).
 # This repository's own Python is not part of it: the dbt-duckdb plugin rerun_safe_duckdb
@@ -65,10 +65,15 @@ bench: setup
 bench-quick: setup
 	$(BIN)/python bench/run.py --quick --out bench/out-quick
 
+# 100 consecutive daily batches on a 10M-event history, then one batch as-is vs after compaction
+# (docs/benchmarks-drift.md, included in docs/benchmarks.md): about 35 minutes.
+bench-drift: setup
+	$(BIN)/python bench/drift.py --out bench/out-drift
+
 # Mutation score of the test suite (not part of `make test`): each mutant of mutation/mutants.yml
 # applied alone to a copy of the project, its pytest subset run there; writes docs/testing.md.
 mutate: setup
 	nice -n 10 $(BIN)/python -m mutation
 
 clean:
-	rm -rf target data reports logs bench/out bench/out-quick
+	rm -rf target data reports logs bench/out bench/out-quick bench/out-drift

@@ -204,13 +204,18 @@ def link_files(files: list[Path], dest: Path) -> None:
             shutil.copy2(f, target)
 
 
+def sql_str(path: Path) -> str:
+    """A path as a SQL string literal (quotes doubled): paths are data, never SQL."""
+    return "'" + str(path).replace("'", "''") + "'"
+
+
 def table_diff(db_a: Path, db_b: Path, pairs: list[tuple[str, str, str]]) -> dict:
     """Multiset differences (EXCEPT ALL both ways) of tables in two DuckDB files."""
     import duckdb
 
     con = duckdb.connect()
-    con.execute(f"attach '{db_a}' as a (read_only)")
-    con.execute(f"attach '{db_b}' as b (read_only)")
+    con.execute(f"attach {sql_str(db_a)} as a (read_only)")
+    con.execute(f"attach {sql_str(db_b)} as b (read_only)")
     out = {}
     try:
         for key, qa, qb in pairs:
@@ -296,7 +301,19 @@ def bench_size(n: int, a: argparse.Namespace, env: dict, project: Path) -> dict:
     log(f"{lab}: dbt {history_cmd} (history)")
     if history_cmd == "run":  # staging joins the reference seeds: load them first
         dbt(project, ["seed"], ours_env, tgt, logs / "seed", vars_, "seed")
-    runs["history_build"] = dbt(project, [history_cmd], ours_env, tgt, logs / "history", vars_, "history_build")
+    if n == a.memory_size:
+        # the memory run: the history build is a full build (every model from nothing, the SQL of
+        # --full-refresh) under a low memory_limit; it must complete by spilling to disk
+        res["memory_run"] = memory_run(project, history_cmd, ours_env, a.memory_limit, tgt, logs, vars_)
+        if res["memory_run"]["completed"]:
+            runs["history_build"] = res["memory_run"]["run"]
+        else:
+            log(f"{lab}: the build at memory_limit {a.memory_limit} failed; building at the default limit")
+            for p in work.glob("*.duckdb*"):
+                p.unlink()
+            dbt(project, ["seed"], ours_env, tgt, logs / "seed", vars_, "seed")
+    if "history_build" not in runs:
+        runs["history_build"] = dbt(project, [history_cmd], ours_env, tgt, logs / "history", vars_, "history_build")
     res["history_rows"] = query(wh, "select count(*) from main.stg_landing__events")[0][0]
     res["history_events"] = query(wh, "select count(distinct event_id) from main.int_event_copies_classified")[0][0]
     shutil.copyfile(wh, floor_db)
@@ -339,7 +356,11 @@ def bench_size(n: int, a: argparse.Namespace, env: dict, project: Path) -> dict:
                                        "peer_incremental")
         res["peer"] = peer_correctness(wh, mb_db, batch_day)
 
-    # full refresh of ours, compared with the incremental result (kept in the floor copy)
+    # full refresh of ours, compared with the incremental result (kept in the floor copy); at the
+    # largest size the history build above is the full build measured (--full-refresh-sizes)
+    if n not in a.full_refresh_sizes:
+        log(f"{lab}: no full refresh at this size (--full-refresh-sizes)")
+        return cleanup(res, work, a, env, project)
     log(f"{lab}: dbt run --full-refresh")
     runs["full_refresh"] = dbt(project, ["run", "--full-refresh"], ours_env, tgt, logs / "full_refresh", vars_,
                                "full_refresh")
@@ -347,6 +368,8 @@ def bench_size(n: int, a: argparse.Namespace, env: dict, project: Path) -> dict:
 
     # the one-pass floor: the same full recompute by hand (bench/floor.py --full-from), every landed
     # file (history and batch, as the full refresh read them) in one scan, into empty tables
+    if n not in a.one_pass_sizes:
+        return cleanup(res, work, a, env, project)
     log(f"{lab}: one-pass floor (full recompute)")
     full_floor_db = work / "floor_full.duckdb"
     ff = invoke([PY, str(BENCH / "floor.py"), "--full-from", str(wh), "--db", str(full_floor_db),
@@ -358,18 +381,33 @@ def bench_size(n: int, a: argparse.Namespace, env: dict, project: Path) -> dict:
     runs["floor_full"] = ff
     res["full_vs_floor_full"] = table_diff(wh, full_floor_db, fct_pairs())
 
-    # 5. idempotency check
-    if n == a.idempotency_size:
-        res["idempotency"] = idempotency(hist_dir, work, env, project)
+    return cleanup(res, work, a, env, project)
 
+
+def cleanup(res: dict, work: Path, a: argparse.Namespace, env: dict, project: Path) -> dict:
+    """The idempotency check (at its size), then the size's files go unless --keep."""
+    if res["n"] == a.idempotency_size:
+        res["idempotency"] = idempotency(work / "history", work, env, project)
     if not a.keep:
         for p in work.glob("*.duckdb*"):
             p.unlink()
-        shutil.rmtree(landing, ignore_errors=True)
-        shutil.rmtree(hist_dir, ignore_errors=True)
+        shutil.rmtree(work / "landing", ignore_errors=True)
+        shutil.rmtree(work / "history", ignore_errors=True)
         if not a.keep_deliveries:
-            shutil.rmtree(deliveries, ignore_errors=True)
+            shutil.rmtree(work / "deliveries", ignore_errors=True)
     return res
+
+
+def memory_run(project: Path, cmd: str, env: dict, limit: str, tgt: Path, logs: Path, vars_: dict) -> dict:
+    """The history build at DuckDB memory_limit `limit`: completed or not, peak RSS, what spilled."""
+    log(f"memory run: dbt {cmd} at memory_limit {limit}")
+    try:
+        r = dbt(project, [cmd], dict(env, DBT_DUCKDB_MEMORY_LIMIT=limit), tgt, logs / "history", vars_,
+                "history_build")
+    except RuntimeError as e:
+        return {"limit": limit, "completed": False, "error": str(e)[-1500:]}
+    return {"limit": limit, "completed": True, "peak_rss_mb": r["peak_rss_mb"], "wall_s": r["wall_s"],
+            "model_s": r["model_s"], "run": r}
 
 
 def peer_correctness(wh: Path, mb_db: Path, batch_day: dt.date) -> dict:
@@ -381,8 +419,8 @@ def peer_correctness(wh: Path, mb_db: Path, batch_day: dt.date) -> dict:
     import duckdb
 
     con = duckdb.connect()
-    con.execute(f"attach '{wh}' as a (read_only)")
-    con.execute(f"attach '{mb_db}' as b (read_only)")
+    con.execute(f"attach {sql_str(wh)} as a (read_only)")
+    con.execute(f"attach {sql_str(mb_db)} as b (read_only)")
     try:
         days_wrong, net_wrong = con.execute(f"""
             with x as (
@@ -481,7 +519,7 @@ def verdict(value, target: float, le: bool) -> str:
     return "met" if (value <= target if le else value >= target) else "not met"
 
 
-def ratios(results: list[dict], idem_size: int) -> list[dict]:
+def ratios(results: list[dict], idem_size: int, total_s: float | None = None, t_target: float = 30) -> list[dict]:
     by = {r["n"]: r for r in results}
     sizes = sorted(by)
     lo, hi = by[sizes[0]], by[sizes[-1]]
@@ -493,15 +531,18 @@ def ratios(results: list[dict], idem_size: int) -> list[dict]:
         {"id": "R1", "name": f"t_inc({hi['label']}) / t_inc({lo['label']})",
          "value": ratio(w(hi, "incremental"), w(lo, "incremental")),
          "models": ratio(m(hi, "incremental"), m(lo, "incremental")), "target": 1.5, "le": True},
-        {"id": "R2", "name": f"t_full({hi['label']}) / t_inc({hi['label']})",
-         "value": ratio(w(hi, "full_refresh"), w(hi, "incremental")),
-         "models": ratio(m(hi, "full_refresh"), m(hi, "incremental")), "target": 10, "le": False},
     ]
+    full = "full_refresh" if "full_refresh" in hi["runs"] else "history_build"  # both: every model in full
+    out.append({"id": "R2", "name": f"t_full({hi['label']}) / t_inc({hi['label']})"
+                + ("" if full == "full_refresh" else " (t_full: the history build, a full build of one day less)"),
+                "value": ratio(w(hi, full), w(hi, "incremental")),
+                "models": ratio(m(hi, full), m(hi, "incremental")), "target": 10, "le": False})
     for i, r in enumerate([mid, hi] if mid is not hi else [hi]):
         out.append({"id": f"R3{'ab'[i]}", "name": f"t_inc({r['label']}) / t_floor({r['label']})",
                     "value": ratio(w(r, "incremental"), fl(r)),
                     "models": ratio(m(r, "incremental"), r["runs"]["floor"]["sql_s"]), "target": 1.5, "le": True})
-    rf = mid if "floor_full" in mid["runs"] else hi
+    one_pass = [r for r in results if "floor_full" in r["runs"]]
+    rf = mid if "floor_full" in mid["runs"] else max(one_pass, key=lambda r: r["n"]) if one_pass else hi
     out.append({"id": "RF", "name": f"t_full({rf['label']}) / t_one_pass_floor({rf['label']})",
                 "value": ratio(w(rf, "full_refresh"), rf["runs"].get("floor_full", {}).get("wall_s")),
                 "models": ratio(m(rf, "full_refresh"), rf["runs"].get("floor_full", {}).get("sql_s")),
@@ -525,6 +566,16 @@ def ratios(results: list[dict], idem_size: int) -> list[dict]:
                 "value": idem_v, "models": None, "target": 2.5, "le": True})
     for o in out:  # judged on model time (what dbt spends in the models); R5 has wall time only
         o["verdict"] = verdict(o["models"] if o.get("models") is not None else o["value"], o["target"], o["le"])
+    mr = next((r for r in results if "memory_run" in r), None)
+    if mr:
+        x = mr["memory_run"]
+        out.append({"id": "M", "name": f"full build of the {mr['label']} history at memory_limit {x['limit']}: "
+                                       "peak RSS, MB (it must complete, spilling)",
+                    "value": x.get("peak_rss_mb"), "models": None, "target": None, "le": True,
+                    "verdict": "met (completed)" if x["completed"] else "not met (failed: see its size)"})
+    if total_s is not None:
+        out.append({"id": "T", "name": "this benchmark run, minutes (generation included)", "value": total_s / 60,
+                    "models": None, "target": t_target, "le": True, "verdict": verdict(total_s / 60, t_target, True)})
     return out
 
 
@@ -546,7 +597,8 @@ def load(x: dict) -> str:
 def size_table(r: dict) -> list[str]:
     rows = ["| step | command | wall s | model s | tests s | dbt overhead s | peak RSS MB | load avg before/after |",
             "|---|---|---:|---:|---:|---:|---:|---:|"]
-    names = [("history_build", f"dbt {r.get('history_cmd', 'build')} (history)"), ("incremental", "dbt run (incremental, +1 batch)"),
+    mem = f", memory_limit {r['memory_run']['limit']}" if r.get("memory_run", {}).get("completed") else ""
+    names = [("history_build", f"dbt {r.get('history_cmd', 'build')} (history{mem})"), ("incremental", "dbt run (incremental, +1 batch)"),
              ("full_refresh", "dbt run --full-refresh"), ("floor", "floor: bench/floor.sql (DuckDB)"),
              ("floor_full", "one-pass floor: bench/floor.py --full-from"),
              ("peer_history", "microbatch peer: dbt run (history)"),
@@ -670,7 +722,7 @@ def render(results: list[dict], rat: list[dict], mach: dict, a: argparse.Namespa
     add("| id | ratio | wall | models only | target | verdict |")
     add("|---|---|---:|---:|---|---|")
     for o in rat:
-        tgt = ("<= " if o["le"] else ">= ") + f"{o['target']:g}"
+        tgt = "-" if o["target"] is None else ("<= " if o["le"] else ">= ") + f"{o['target']:g}"
         note = f" ({o['note']})" if o.get("note") else ""
         add(f"| {o['id']} | {o['name']} | {fmt(o['value'])} | {fmt(o.get('models'))} | {tgt} | "
             f"**{o['verdict']}**{note} |")
@@ -699,10 +751,19 @@ def render(results: list[dict], rat: list[dict], mach: dict, a: argparse.Namespa
             add("- one-pass floor vs dbt full refresh: " + ", ".join(
                 f"{t} {'**equal**' if d['equal'] else '**NOT equal** (' + str(d['only_a']) + ' / ' + str(d['only_b']) + ' rows differ)'}"
                 for t, d in fv.items()))
-        fv = r["full_vs_incremental"]
-        add("- full refresh vs incremental: " + ", ".join(
-            f"{t} {'**equal**' if d['equal'] else '**NOT equal** (' + str(d['only_a']) + ' / ' + str(d['only_b']) + ' rows differ)'}"
-            for t, d in fv.items()))
+        if "full_vs_incremental" in r:
+            fv = r["full_vs_incremental"]
+            add("- full refresh vs incremental: " + ", ".join(
+                f"{t} {'**equal**' if d['equal'] else '**NOT equal** (' + str(d['only_a']) + ' / ' + str(d['only_b']) + ' rows differ)'}"
+                for t, d in fv.items()))
+        if "memory_run" in r:
+            x = r["memory_run"]
+            add(f"- memory run: the history build (every model built in full, the SQL of `--full-refresh`) at DuckDB "
+                f"memory_limit {x['limit']}: " + (
+                    f"**completed** in {x['wall_s']:.1f} s wall ({x['model_s']:.1f} model-s), peak RSS "
+                    f"{x['peak_rss_mb']:,.0f} MB (the DuckDB process: the limit bounds DuckDB's buffer manager, "
+                    "not Python, dbt or allocations outside it)" if x["completed"] else
+                    "**FAILED**: " + x["error"].strip().splitlines()[-1][:300]))
         if "peer" in r:
             p = r["peer"]
             add(f"- microbatch peer vs ours, fct_daily_revenue: {'**equal**' if p['equal'] else '**NOT equal**'} "
@@ -784,12 +845,28 @@ def render(results: list[dict], rat: list[dict], mach: dict, a: argparse.Namespa
     idem_n = [r["label"] for r in results if "idempotency" in r]
     add(f"- The microbatch peer ran at: {', '.join(peer_n) or 'no size'}; the idempotency check at: "
         f"{', '.join(idem_n) or 'no size'}.")
+    fr_n = [r["label"] for r in results if "full_refresh" in r["runs"]]
+    op_n = [r["label"] for r in results if "floor_full" in r["runs"]]
+    add(f"- `dbt run --full-refresh` ran at: {', '.join(fr_n) or 'no size'}; the one-pass floor at: "
+        f"{', '.join(op_n) or 'no size'}. Where no full refresh ran, the history build (from an empty warehouse: "
+        "every model in full, the same SQL) is the full build measured, so `make bench` does not pay for two "
+        "full builds of the largest history.")
     add("- One run per size, no repetitions. The machine is shared (2 cores): the 1-minute load average before "
         "and after each step is in the tables; a load above 2 means other processes competed for the CPUs and "
         "that step's time is inflated. Small sizes are dominated by dbt start-up.")
     add("- The floor skips the ledger, late_events, quarantined_events and the audit tables, so it is a lower "
         "bound for the business tables only.")
     add("")
+    drift = ROOT / "docs" / "benchmarks-drift.md"  # written by bench/drift.py (make bench-drift, ~35 min)
+    if drift.exists():
+        add("## Drift over consecutive daily batches (bench/drift.py, `make bench-drift`)")
+        add("")
+        body = drift.read_text().strip().split("\n", 1)[1].strip()  # without its title
+        body = body.split("\nPer run (")[0].strip()  # the per-run table stays in benchmarks-drift.md
+        add(body.replace("\n## ", "\n### "))
+        add("")
+        add("Every run's figures: [benchmarks-drift.md](benchmarks-drift.md).")
+        add("")
     spark = ROOT / "docs" / "benchmarks-spark.md"  # written by bench/spark.py --doc (not part of make bench)
     if spark.exists():
         add("## Spark local (bench/spark.py)")
@@ -844,7 +921,8 @@ def print_summary(results: list[dict], rat: list[dict]) -> None:
     print("\n## Ratios")
     for o in rat:
         print(f"{o['id']} {o['name']}: wall {fmt(o['value'])}, models {fmt(o.get('models'))} "
-              f"(target {'<=' if o['le'] else '>='} {o['target']:g}) -> {o['verdict']}")
+              f"(target {'-' if o['target'] is None else ('<=' if o['le'] else '>=') + format(o['target'], 'g')})"
+              f" -> {o['verdict']}")
 
 
 # --------------------------------------------------------------------------- main
@@ -866,8 +944,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quick", action="store_true",
                    help="make bench-quick: sizes 1000000,3000000, the peer at 1M, no idempotency check, "
                         "report docs/benchmarks-quick.md (the full report stays as it is)")
-    p.add_argument("--idempotency-size", type=int, default=10_000_000,
-                   help="size at which the harness idempotency check runs (--small: the largest)")
+    p.add_argument("--idempotency-size", type=int, default=1_000_000,
+                   help="size at which the harness idempotency check runs (default 1M; --small: the largest)")
+    p.add_argument("--full-refresh-sizes", default=None,
+                   help="sizes at which `dbt run --full-refresh` runs after the incremental run (default: every "
+                        "size up to 10M; at 30M the history build, a full build of the same SQL, is the one measured)")
+    p.add_argument("--one-pass-sizes", default=None,
+                   help="sizes at which the one-pass floor runs after the full refresh (default: every size up to "
+                        "10M; RF is judged at 10M, and at 30M its copy needs 20 GB more disk)")
+    p.add_argument("--memory-size", type=int, default=30_000_000,
+                   help="size whose history build (a full build) runs at --memory-limit (default 30M; -1: none)")
+    p.add_argument("--memory-limit", default="2GB",
+                   help="DuckDB memory_limit of the memory run (default 2GB; every other step: 8GB)")
     p.add_argument("--no-peer", dest="peer", action="store_false", help="skip the microbatch peer")
     p.add_argument("--peer-sizes", default="1000000,10000000",
                    help="sizes at which the microbatch peer runs (its history build is one dbt batch per day "
@@ -896,6 +984,9 @@ def main(argv: list[str] | None = None) -> int:
     if a.small and a.peer_sizes == p.get_default("peer_sizes"):
         a.peer_sizes = str(sizes[-1])
     a.peer_sizes = {int(x) for x in a.peer_sizes.split(",") if x.strip()}
+    up_to_10m = ",".join(str(n) for n in sizes if n <= 10_000_000)
+    a.full_refresh_sizes = {int(x) for x in (a.full_refresh_sizes or up_to_10m).split(",") if x.strip()}
+    a.one_pass_sizes = {int(x) for x in (a.one_pass_sizes or up_to_10m).split(",") if x.strip()}
     if a.small and a.idempotency_size == p.get_default("idempotency_size"):
         a.idempotency_size = sizes[-1]
     if a.no_idempotency:
@@ -911,7 +1002,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.render_only:
         saved = json.loads(Path(a.out, "results.json").read_text())
         results, mach = saved["results"], saved["machine"]
-        rat = ratios(results, a.idempotency_size)
+        rat = ratios(results, a.idempotency_size, saved.get("total_s"), 5 if a.quick else 30)
         has_plot = make_plot(results, plot)
         doc.write_text(render(results, rat, mach, a, plot if has_plot else None))
         print_summary(results, rat)
@@ -927,14 +1018,15 @@ def main(argv: list[str] | None = None) -> int:
         results.append(bench_size(n, a, env, project))
         Path(a.out, "results.json").write_text(json.dumps({"machine": mach, "results": results}, indent=1,
                                                           default=str))
-    rat = ratios(results, a.idempotency_size)
+    total_s = time.perf_counter() - t0
+    rat = ratios(results, a.idempotency_size, total_s, 5 if a.quick else 30)
     has_plot = make_plot(results, plot)
     doc.parent.mkdir(parents=True, exist_ok=True)
     doc.write_text(render(results, rat, mach, a, plot if has_plot else None))
-    Path(a.out, "results.json").write_text(json.dumps({"machine": mach, "results": results, "ratios": rat},
-                                                      indent=1, default=str))
+    Path(a.out, "results.json").write_text(json.dumps({"machine": mach, "results": results, "ratios": rat,
+                                                       "total_s": total_s}, indent=1, default=str))
     print_summary(results, rat)
-    log(f"done in {time.perf_counter() - t0:.0f} s; wrote {doc}" + (f" and {plot}" if has_plot else ""))
+    log(f"done in {total_s:.0f} s; wrote {doc}" + (f" and {plot}" if has_plot else ""))
     return 0
 
 

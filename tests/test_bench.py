@@ -1,4 +1,4 @@
-"""bench/run.py --small works end to end: it exits 0 and writes every table and ratio line.
+"""bench/run.py --small and bench/drift.py work end to end: they exit 0 and write every table and ratio line.
 
 No timing is asserted: the benchmark reports its ratios against targets, it never fails on them.
 """
@@ -12,14 +12,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RATIO_IDS = ("R1", "R2", "R3a", "R4", "R5", "RF")
-STEPS = ("history_build", "incremental", "full_refresh", "floor", "floor_full")
+STEPS = ("history_build", "incremental", "floor")  # at both sizes
 
 
 def test_bench_small_writes_tables_and_ratios(tmp_path: Path) -> None:
     doc = tmp_path / "b.md"
     proc = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "run.py"), "--small", "--out", str(tmp_path / "out"),
-         "--doc", str(doc)],
+         "--doc", str(doc), "--full-refresh-sizes", "20000", "--memory-size", "60000", "--memory-limit", "1GB"],
         cwd=ROOT, capture_output=True, text=True, timeout=900,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -29,6 +29,16 @@ def test_bench_small_writes_tables_and_ratios(tmp_path: Path) -> None:
     for step in STEPS:
         rows = re.findall(rf"^\| {step} \| .*\| [0-9.,]+ \|", text, flags=re.M)
         assert len(rows) == 2, f"missing table row for {step}"
+    # the full refresh and the one-pass floor ran only where asked; at 60k the history build is the
+    # full build measured, at the memory limit
+    for step in ("full_refresh", "floor_full"):
+        assert len(re.findall(rf"^\| {step} \| .*\| [0-9.,]+ \|", text, flags=re.M)) == 1, step
+    assert re.search(r"^\| history_build \| dbt \w+ \(history, memory_limit 1GB\) \|", text, flags=re.M)
+    assert "memory run: the history build" in text and "memory_limit 1GB: **completed**" in text
+    assert re.search(r"^\| R2 \| t_full\(60k\) / t_inc\(60k\) \(t_full: the history build", text, flags=re.M)
+    assert re.search(r"^\| M \| full build of the 60k history at memory_limit 1GB: .* \| [0-9,]+\.[0-9]{2} \| - \| - \| "
+                     r"\*\*met \(completed\)\*\*", text, flags=re.M)
+    assert re.search(r"^\| T \| this benchmark run, minutes .* \| [0-9.]+ \| - \| <= 30 \| \*\*(met|not met)\*\*", text, flags=re.M)
     assert re.search(r"^\| peer_incremental \| ", text, flags=re.M)
     assert re.search(r"^\| idempotency \| ", text, flags=re.M)
     for rid in RATIO_IDS:
@@ -36,7 +46,27 @@ def test_bench_small_writes_tables_and_ratios(tmp_path: Path) -> None:
         assert line, f"ratio line {rid} missing"
     # the floor reproduces dbt's business tables, and a full refresh converges with the increments
     assert "floor vs dbt incremental: fct_order_items **equal**, fct_daily_revenue **equal**" in text
-    assert "full refresh vs incremental: fct_order_items **equal**, fct_daily_revenue **equal**" in text
-    assert "one-pass floor vs dbt full refresh: fct_order_items **equal**, fct_daily_revenue **equal**" in text
+    assert text.count("full refresh vs incremental: fct_order_items **equal**, fct_daily_revenue **equal**") == 1
+    assert text.count("one-pass floor vs dbt full refresh: fct_order_items **equal**, fct_daily_revenue **equal**") == 1
     # the same table goes to stdout
     assert "## Ratios" in proc.stdout and "R1 " in proc.stdout
+
+
+def test_drift_smoke_measures_runs_layout_and_memory(tmp_path: Path) -> None:
+    """bench/drift.py end to end on a tiny history: every run, the compaction comparison (same
+    business tables on both warehouses) and the memory table are reported."""
+    doc = tmp_path / "drift.md"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "drift.py"), "--history", "40000", "--batch-events", "8000",
+         "--runs", "3", "--wide", "2", "--out", str(tmp_path / "out"), "--doc", str(doc)],
+        cwd=ROOT, capture_output=True, text=True, timeout=900,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    text = doc.read_text()
+    runs = re.findall(r"^\| (\d+) \| 2026-11-\d\d \| [0-9.]+ \| ([0-9,]+) \| [0-9,]+ \|$", text, flags=re.M)
+    assert [r[0] for r in runs] == ["1", "2", "3"] and all(int(r[1].replace(",", "")) > 0 for r in runs), text
+    assert re.search(r"^\| \*\*drift\*\* of t_inc, last / first - 1 \| \*\*[+-][0-9.]+ %\*\* \|$", text, flags=re.M)
+    assert re.search(r"^\| \*\*layout's share\*\*: as-is / compacted - 1 \| \*\*[+-][0-9.]+ %\*\* \|$", text, flags=re.M)
+    assert "| business tables, as-is vs compacted after the next batch | equal |" in text
+    assert re.search(r"^\| 2 days at once \| 1 \| [0-9,]+ \| [0-9,]+ \| [0-9.]+ \|$", text, flags=re.M)
+    assert "drift over 3 runs:" in proc.stdout

@@ -1,0 +1,286 @@
+"""Does the incremental run stay fast over many days? 100 consecutive daily batches on a 10M history.
+
+    .venv/bin/python bench/drift.py                    # make bench-drift: 10M history, 100 runs, ~35 min
+    .venv/bin/python bench/drift.py --history 200000 --runs 5 --out /tmp/d --doc /tmp/d/drift.md   # smoke
+
+One process on this machine, the generator and dbt invocations of bench/run.py:
+
+1. generate ``history / batch_events + runs + 1 + wide`` delivery days (seed 7, every pathology);
+2. ``dbt run`` the history (every file dated before the first batch day);
+3. land one more day and ``dbt run``, ``--runs`` times: t_inc per run (model time from
+   run_results.json), the rows each run loaded, peak RSS;
+4. the layout test: copy the warehouse, rewrite the copy with ``dbt run --full-refresh`` (the
+   compaction: every table written again in day order), land the same next day on both and time
+   the incremental run on each. The history has grown by ``runs`` days since run 1, so the
+   drift of t_inc over the runs mixes two causes; the as-is / compacted ratio on one batch and
+   one history is the layout's share alone;
+5. memory against the batch: the peak RSS of every run against the rows it loaded, and one run
+   of ``--wide`` days landed at once.
+
+Writes ``--out``/drift.json and the Markdown report ``--doc`` (docs/benchmarks-drift.md, which
+docs/benchmarks.md includes) with a PNG plot next to it. Nothing here asserts a timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime as dt
+import json
+import os
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import run as bench  # noqa: E402  (bench/run.py: generator, dbt invocation, helpers)
+
+DRIFT_TARGET = 0.20  # the issue's threshold: more drift than this needs a compaction step
+
+
+def _loaded_rows(wh: Path) -> int:
+    return bench.query(wh, "select count(*) from main.stg_landing__events where _loaded_run_seq = "
+                           "(select max(_loaded_run_seq) from main.stg_landing__events)")[0][0]
+
+
+def _inc(project: Path, env: dict, wh: Path, work: Path, vars_: dict, name: str) -> dict:
+    r = bench.dbt(project, ["run"], dict(env, DBT_DUCKDB_PATH=str(wh)), work / f"target_{wh.stem}",
+                  work / "logs" / name, vars_, name)
+    return {"wall_s": r["wall_s"], "model_s": r["model_s"], "peak_rss_mb": r["peak_rss_mb"],
+            "models": r["models"], "rows": _loaded_rows(wh), "load_before": r["load_before"]}
+
+
+def measure(a: argparse.Namespace, env: dict, project: Path) -> dict:
+    work = Path(a.out)
+    epd = a.batch_events
+    hist_days = max(2, a.history // epd)
+    total_days = hist_days + a.runs + 1 + a.wide
+    cfg = bench.GeneratorConfig(seed=a.seed, start_date=bench.START, days=total_days, events_per_day=epd)
+    deliveries = work / "deliveries"
+    marker = deliveries / "_config.json"
+    key = json.dumps(dataclasses.asdict(cfg), default=str, sort_keys=True)
+    if not (marker.exists() and marker.read_text() == key):
+        shutil.rmtree(deliveries, ignore_errors=True)
+        bench.log(f"drift: generating {total_days} days x {epd:,} events")
+        bench.generate(cfg, deliveries)
+        marker.write_text(key)
+    for p in ("landing", "logs"):
+        shutil.rmtree(work / p, ignore_errors=True)
+    for p in work.glob("*.duckdb*"):
+        p.unlink()
+    files = sorted(deliveries.glob("*.csv"))
+    day = lambda i: (bench.START + dt.timedelta(days=i)).isoformat()  # noqa: E731
+    on = lambda i: [f for f in files if f.name[:10] == day(i)]  # noqa: E731
+    landing = work / "landing"
+    bench.link_files([f for f in files if f.name[:10] < day(hist_days)], landing)
+    wh = work / "wh.duckdb"
+    vars_ = {"landing_path": str(landing)}
+    e = dict(env, DBT_DUCKDB_PATH=str(wh))
+    out: dict = {"history_events": hist_days * epd, "history_days": hist_days, "events_per_day": epd,
+                 "runs": [], "seed": a.seed}
+    bench.log(f"drift: dbt run (history, {hist_days} days)")
+    bench.dbt(project, ["seed"], e, work / "target_wh", work / "logs" / "seed", vars_, "seed")
+    h = bench.dbt(project, ["run"], e, work / "target_wh", work / "logs" / "history", vars_, "history")
+    out["history_build"] = {"wall_s": h["wall_s"], "model_s": h["model_s"], "peak_rss_mb": h["peak_rss_mb"]}
+    t0 = time.perf_counter()
+    for i in range(a.runs):
+        bench.link_files(on(hist_days + i), landing)
+        r = _inc(project, env, wh, work, vars_, f"run_{i + 1:03d}")
+        r.update(run=i + 1, day=day(hist_days + i))
+        out["runs"].append(r)
+        bench.log(f"drift: run {i + 1}/{a.runs} ({r['day']}): {r['model_s']:.2f} model-s, {r['rows']:,} rows, "
+                  f"{r['peak_rss_mb']:,.0f} MB")
+        Path(work, "drift.json").write_text(json.dumps(out, indent=1, default=str))
+    out["runs_wall_s"] = time.perf_counter() - t0
+    out["size_after_mb"] = sum(p.stat().st_size for p in work.glob("wh.duckdb*")) / 1e6
+
+    # the layout test: the same next batch on the warehouse as the runs left it and on a rewritten copy
+    compact = work / "compact.duckdb"
+    shutil.copyfile(wh, compact)
+    bench.log("drift: compaction (dbt run --full-refresh on a copy)")
+    c = bench.dbt(project, ["run", "--full-refresh"], dict(env, DBT_DUCKDB_PATH=str(compact)),
+                  work / "target_compact", work / "logs" / "compaction", vars_, "compaction")
+    out["compaction"] = {"wall_s": c["wall_s"], "model_s": c["model_s"], "peak_rss_mb": c["peak_rss_mb"],
+                         "size_mb": compact.stat().st_size / 1e6}
+    nxt = hist_days + a.runs
+    bench.link_files(on(nxt), landing)
+    out["next_as_is"] = _inc(project, env, wh, work, vars_, "next_as_is")
+    out["next_compacted"] = _inc(project, env, compact, work, vars_, "next_compacted")
+    out["next_equal"] = bench.table_diff(wh, compact, bench.fct_pairs())
+
+    # memory against the batch: several days landed at once
+    if a.wide:
+        bench.link_files([f for i in range(nxt + 1, nxt + 1 + a.wide) for f in on(i)], landing)
+        out["wide"] = _inc(project, env, wh, work, vars_, "wide")
+        out["wide"]["days"] = a.wide
+    if not a.keep:
+        for p in work.glob("*.duckdb*"):
+            p.unlink()
+        shutil.rmtree(landing, ignore_errors=True)
+    return out
+
+
+def summary(d: dict) -> dict:
+    runs = d["runs"]
+    k = max(1, min(10, len(runs) // 4))
+    first = statistics.mean(r["model_s"] for r in runs[:k])
+    last = statistics.mean(r["model_s"] for r in runs[-k:])
+    per_row = lambda rs: statistics.mean(r["model_s"] / max(1, r["rows"]) * 1e6 for r in rs)  # noqa: E731
+    s = {"k": k, "first": first, "last": last, "drift": last / first - 1,
+         "per_row_first": per_row(runs[:k]), "per_row_last": per_row(runs[-k:])}
+    s["drift_per_row"] = s["per_row_last"] / s["per_row_first"] - 1
+    s["layout"] = d["next_as_is"]["model_s"] / d["next_compacted"]["model_s"] - 1
+    return s
+
+
+def render(d: dict, mach: dict, plot: Path | None) -> str:
+    s = summary(d)
+    runs = d["runs"]
+    fmt = bench.fmt
+    L: list[str] = []
+    add = L.append
+    add("# Benchmark: incremental cost over 100 consecutive daily batches" if len(runs) == 100
+        else f"# Benchmark: incremental cost over {len(runs)} consecutive daily batches")
+    add("")
+    add(f"Generated by `bench/drift.py` (`make bench-drift`) on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+        f"code at commit {mach.get('code', {}).get('commit', '?')}; {mach['cpu']}, nproc {mach['nproc']}, "
+        f"{mach['mem_gb']} GB; dbt threads {mach.get('dbt_threads')}, DuckDB memory_limit 8GB. One run, no repetitions.")
+    add("")
+    add("## Method")
+    add("")
+    add(f"A history of {d['history_events']:,} events ({d['history_days']} days x {d['events_per_day']:,}, seed "
+        f"{d['seed']}, every pathology of the generator) is built with one `dbt run`. Then {len(runs)} days are "
+        "landed one at a time, each followed by `dbt run` (t_inc: the models' summed `execution_time`). The "
+        f"history grows by {len(runs)} days meanwhile, so the drift from the first runs to the last mixes the "
+        "growth of the history with the decay of the layout (rows deleted and re-inserted out of day order by "
+        "every run). The layout's share alone: the warehouse after the runs is copied, the copy rewritten by "
+        "`dbt run --full-refresh` (the compaction: every table written again in day order), and the next day "
+        "is landed and run on both.")
+    add("")
+    add("## Result")
+    add("")
+    add("| measure | value |")
+    add("|---|---:|")
+    add(f"| history build ({d['history_days']} days), wall | {fmt(d['history_build']['wall_s'])} s |")
+    add(f"| t_inc, mean of runs 1-{s['k']} | {fmt(s['first'])} model-s |")
+    add(f"| t_inc, mean of runs {len(runs) - s['k'] + 1}-{len(runs)} | {fmt(s['last'])} model-s |")
+    add(f"| **drift** of t_inc, last / first - 1 | **{s['drift'] * 100:+.1f} %** |")
+    add(f"| the same per loaded row (us per row) | {fmt(s['per_row_first'])} -> {fmt(s['per_row_last'])} "
+        f"({s['drift_per_row'] * 100:+.1f} %) |")
+    add(f"| next batch on the warehouse as the runs left it | {fmt(d['next_as_is']['model_s'])} model-s |")
+    add(f"| the same batch after compaction (`dbt run --full-refresh`) | {fmt(d['next_compacted']['model_s'])} model-s |")
+    add(f"| **layout's share**: as-is / compacted - 1 | **{s['layout'] * 100:+.1f} %** |")
+    eq = all(x["equal"] for x in d["next_equal"].values())
+    add(f"| business tables, as-is vs compacted after the next batch | {'equal' if eq else 'NOT equal'} |")
+    add(f"| compaction: full refresh of {d['history_days'] + len(runs)} days, wall | {fmt(d['compaction']['wall_s'])} s |")
+    add(f"| warehouse file after the runs / after compaction | {d['size_after_mb']:,.0f} MB / "
+        f"{d['compaction']['size_mb']:,.0f} MB |")
+    add(f"| all {len(runs)} runs, wall (dbt start-up included) | {d['runs_wall_s'] / 60:.1f} min |")
+    add("")
+    verdict = ("within the 20 % threshold: no compaction step is needed" if s["drift"] <= DRIFT_TARGET
+               else "past the 20 % threshold")
+    add(f"Verdict: the drift over {len(runs)} runs is {s['drift'] * 100:+.1f} %, {verdict}; the layout's share "
+        f"on one batch is {s['layout'] * 100:+.1f} % (what a compaction, the full refresh, buys back).")
+    add("")
+    if plot:
+        add(f"![t_inc over consecutive runs]({plot.name})")
+        add("")
+    add("## Memory against the batch")
+    add("")
+    add("Peak RSS of the dbt process (DuckDB inside it) for each incremental run, against the rows the run "
+        "loaded (the batch day's files, redeliveries of older files included, so the batch size varies).")
+    add("")
+    add("| batch | runs | rows loaded (median) | peak RSS MB (median, max) | model-s (median) |")
+    add("|---|---:|---:|---:|---:|")
+    srt = sorted(runs, key=lambda r: r["rows"])
+    thirds = [srt[: len(srt) // 3], srt[len(srt) // 3: 2 * len(srt) // 3], srt[2 * len(srt) // 3:]]
+    for name, grp in zip(("smallest third", "middle third", "largest third"), thirds):
+        if grp:
+            add(f"| {name} | {len(grp)} | {statistics.median(r['rows'] for r in grp):,.0f} | "
+                f"{statistics.median(r['peak_rss_mb'] for r in grp):,.0f}, {max(r['peak_rss_mb'] for r in grp):,.0f} | "
+                f"{fmt(statistics.median(r['model_s'] for r in grp))} |")
+    if "wide" in d:
+        w = d["wide"]
+        add(f"| {w['days']} days at once | 1 | {w['rows']:,} | {w['peak_rss_mb']:,.0f} | {fmt(w['model_s'])} |")
+    add("")
+    add("Per run (model-s, rows loaded, peak RSS MB), in order:")
+    add("")
+    add("| run | day | model-s | rows | peak RSS MB |")
+    add("|---:|---|---:|---:|---:|")
+    for r in runs:
+        add(f"| {r['run']} | {r['day']} | {fmt(r['model_s'])} | {r['rows']:,} | {r['peak_rss_mb']:,.0f} |")
+    add("")
+    return "\n".join(L)
+
+
+def make_plot(d: dict, path: Path) -> bool:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    runs = d["runs"]
+    fig, ax = plt.subplots(figsize=(8, 4))
+    ax.plot([r["run"] for r in runs], [r["model_s"] for r in runs], "o-", ms=3, label="t_inc (model-s)")
+    ax.axhline(d["next_compacted"]["model_s"], color="g", ls="--", label="next batch after compaction")
+    ax.axhline(d["next_as_is"]["model_s"], color="r", ls=":", label="next batch as-is")
+    ax.set_xlabel("consecutive daily run")
+    ax.set_ylabel("seconds")
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description="t_inc over consecutive daily batches (docs/benchmarks-drift.md)")
+    p.add_argument("--history", type=int, default=10_000_000, help="events in the history (default 10M)")
+    p.add_argument("--runs", type=int, default=100, help="consecutive daily batches (default 100)")
+    p.add_argument("--batch-events", type=int, default=100_000, help="events per delivery day (default 100000)")
+    p.add_argument("--wide", type=int, default=10,
+                   help="after the runs, this many days landed at once: memory of a bigger batch (0: skip)")
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--threads", type=int, default=1, help="dbt threads (default 1, as bench/run.py)")
+    p.add_argument("--out", default=str(bench.BENCH / "out-drift"), help="work folder")
+    p.add_argument("--doc", default=str(bench.ROOT / "docs" / "benchmarks-drift.md"), help="Markdown report")
+    p.add_argument("--keep", action="store_true", help="keep the warehouses and the landing folder")
+    p.add_argument("--render-only", action="store_true", help="re-render --doc from --out/drift.json")
+    a = p.parse_args(argv)
+    if a.history < 1 or a.runs < 2 or a.batch_events < 1 or a.wide < 0:
+        p.error("--history, --batch-events must be positive, --runs at least 2, --wide at least 0")
+    a.out = str(Path(a.out).resolve())
+    Path(a.out).mkdir(parents=True, exist_ok=True)
+    doc = Path(a.doc).resolve()
+    plot = doc.with_suffix(".png")
+    env = dict(os.environ, DBT_SEND_ANONYMOUS_USAGE_STATS="false")
+    env.setdefault("DBT_DUCKDB_MEMORY_LIMIT", "8GB")
+    env["PYTHONPATH"] = str(bench.ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    if a.render_only:
+        saved = json.loads(Path(a.out, "drift.json").read_text())
+        d, mach = saved["drift"], saved["machine"]
+    else:
+        bench.DBT_THREADS = a.threads
+        mach = bench.machine()
+        mach["dbt_threads"] = a.threads
+        mach["code"] = bench.snapshot_project(Path(a.out) / "project")
+        d = measure(a, env, Path(mach["code"]["path"]))
+        Path(a.out, "drift.json").write_text(json.dumps({"machine": mach, "drift": d}, indent=1, default=str))
+    doc.parent.mkdir(parents=True, exist_ok=True)
+    has_plot = make_plot(d, plot)
+    doc.write_text(render(d, mach, plot if has_plot else None))
+    s = summary(d)
+    print(f"drift over {len(d['runs'])} runs: {s['drift'] * 100:+.1f} % (per row {s['drift_per_row'] * 100:+.1f} %); "
+          f"layout's share on the next batch: {s['layout'] * 100:+.1f} %; wrote {doc}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
