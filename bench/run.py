@@ -1,6 +1,6 @@
 """Measure the incremental cost of rerun_safe against history size.
 
-    .venv/bin/python bench/run.py                       # 1M, 10M, 30M events: 15-30 min
+    .venv/bin/python bench/run.py                       # 1M, 10M, 30M events: about 30 min
     .venv/bin/python bench/run.py --small --out /tmp/b --doc /tmp/b/b.md   # CI smoke, ~1 min
 
 For each history size N, in one process on this machine:
@@ -8,12 +8,15 @@ For each history size N, in one process on this machine:
 1. generate ``days + 1`` delivery days of ``batch_events`` events each (pipeline_demo.generate, the
    usual pathologies), ``days = N / batch_events``, so the held-back last day is a batch of the
    same size at every N (100k events: 1 % of 10M); the history is every file dated before it;
-2. ``dbt run`` the history (``--history-tests``: ``dbt build``, tests timed apart), land the
-   batch, ``dbt run`` (incremental: t_inc), then ``dbt run --full-refresh`` (t_full);
+2. ``dbt run`` the history (``--history-tests``: ``dbt build``, tests timed apart; at
+   ``--memory-size``, 30M, at ``--memory-limit`` 2GB: the memory run), land the batch, ``dbt run``
+   (incremental: t_inc), then, up to 10M (``--full-refresh-sizes``), ``dbt run --full-refresh``
+   (t_full) and the one-pass floor (``--one-pass-sizes``);
 3. the floor: bench/floor.sql (bench/floor.py, DuckDB outside dbt) on a copy of the warehouse
    taken before the incremental run, checked equal to dbt's fct_order_items/fct_daily_revenue;
-4. the peer: bench/microbatch_peer (dbt's microbatch strategy, lookback 3) on the same files;
-5. at one size (10M by default) the harness idempotency check, timed against one build.
+4. the peer: bench/microbatch_peer (dbt's microbatch strategy, lookback 3) on the same files, at 1M
+   and 10M (its history in month batches, its incremental run in its own day batches);
+5. at one size (1M by default) the harness idempotency check, timed against one build.
 
 Every dbt invocation is a subprocess: wall time, peak RSS (getrusage of a small wrapper), per-model
 ``execution_time`` from run_results.json and per-statement times from dbt's JSON debug log.
@@ -72,6 +75,12 @@ def log(msg: str) -> None:
 _PEAK_RSS = ("import resource, subprocess, sys; rc = subprocess.call(sys.argv[2:]); "
              "open(sys.argv[1], 'w').write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)); "
              "sys.exit(rc)")
+
+
+RSS_PROBE = "wrapper"  # recorded with the results: runs before it measured with os.wait4 directly
+RSS_CAVEAT = ("The peak RSS figures of this run were measured before the wrapper process: each is at least the "
+              "benchmark process's own peak at the time (Linux copies it into a forked child), so a figure below "
+              "that peak is hidden by it; equal figures in one table are the benchmark's, not the step's.")
 
 
 def invoke(cmd: list[str], env: dict, cwd: Path, out_file: Path) -> dict:
@@ -344,6 +353,7 @@ def bench_size(n: int, a: argparse.Namespace, env: dict, project: Path) -> dict:
         runs["peer_history"] = dbt(PEER, ["run", "--event-time-start", peer_start, "--event-time-end",
                                           batch_day.isoformat()], mb_env, work / "mb_target",
                                    logs / "peer_history", dict(vars_, peer_batch_size="month"), "peer_history")
+        res["peer_history_batches"] = "month"
 
     # land the batch
     link_files(batch, landing)
@@ -641,7 +651,7 @@ def size_table(r: dict) -> list[str]:
     names = [("history_build", f"dbt {r.get('history_cmd', 'build')} (history{mem})"), ("incremental", "dbt run (incremental, +1 batch)"),
              ("full_refresh", "dbt run --full-refresh"), ("floor", "floor: bench/floor.sql (DuckDB)"),
              ("floor_full", "one-pass floor: bench/floor.py --full-from"),
-             ("peer_history", "microbatch peer: dbt run (history, month batches)"),
+             ("peer_history", f"microbatch peer: dbt run (history, {r.get('peer_history_batches', 'day')} batches)"),
              ("peer_incremental", "microbatch peer: dbt run (lookback 3)")]
     for key, title in names:
         x = r["runs"].get(key)
@@ -747,8 +757,10 @@ def render(results: list[dict], rat: list[dict], mach: dict, a: argparse.Namespa
         "rows, copies, order items and daily revenue written in one transaction. It writes the tables our "
         "full refresh rewrites except the ledger, late_events and quarantined_events (which ours also "
         "maintains), and does not inspect or hash the files. Its business tables are checked equal to ours.")
-    add("- **Peer**: `bench/microbatch_peer`, dbt's `microbatch` strategy, batch_size day (its history is built "
-        "with month batches, the same daily revenue in a few batches), lookback 3: "
+    month = any(r.get("peer_history_batches") == "month" for r in results)
+    add("- **Peer**: `bench/microbatch_peer`, dbt's `microbatch` strategy, batch_size day"
+        + (" (its history is built with month batches: the same daily revenue in a few batches)" if month else "")
+        + ", lookback 3: "
         "`mb_events` on ingested_at (reads only the files dated in the batch window or up to 3 days later), "
         "`mb_daily_revenue` on the event's day, each batch recomputing its days from every version of every "
         "event with a row on those days, with the contract's watermark, earliest-copy and conflict rules. "
@@ -896,14 +908,16 @@ def render(results: list[dict], rat: list[dict], mach: dict, a: argparse.Namespa
     fr_n = [r["label"] for r in results if "full_refresh" in r["runs"]]
     op_n = [r["label"] for r in results if "floor_full" in r["runs"]]
     add(f"- `dbt run --full-refresh` ran at: {', '.join(fr_n) or 'no size'}; the one-pass floor at: "
-        f"{', '.join(op_n) or 'no size'}. Where no full refresh ran, the history build (from an empty warehouse: "
-        "every model in full, the same SQL) is the full build measured, so `make bench` does not pay for two "
-        "full builds of the largest history.")
+        f"{', '.join(op_n) or 'no size'}. Where no full refresh ran, the history build (a full build from an empty "
+        "warehouse, at the memory limit at the largest size) is the only full build, so `make bench` does not "
+        "pay for two full builds of the largest history.")
     add("- One run per size, no repetitions. The machine is shared (2 cores): the 1-minute load average before "
         "and after each step is in the tables; a load above 2 means other processes competed for the CPUs and "
         "that step's time is inflated. Small sizes are dominated by dbt start-up.")
     add("- The floor skips the ledger, late_events, quarantined_events and the audit tables, so it is a lower "
         "bound for the business tables only.")
+    if mach.get("rss_probe") != RSS_PROBE:
+        add(f"- {RSS_CAVEAT}")
     add("")
     drift = ROOT / "docs" / "benchmarks-drift.md"  # written by bench/drift.py (make bench-drift, ~35 min)
     if drift.exists() and not a.quick and not a.small and len(drift.read_text().strip().split("\n", 1)) == 2:
@@ -1006,8 +1020,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="DuckDB memory_limit of the memory run (default 2GB; every other step: 8GB)")
     p.add_argument("--no-peer", dest="peer", action="store_false", help="skip the microbatch peer")
     p.add_argument("--peer-sizes", default="1000000,10000000",
-                   help="sizes at which the microbatch peer runs (its history build is one dbt batch per day "
-                        "and model, slow at 30M; --small: the largest size only)")
+                   help="sizes at which the microbatch peer runs (its history build, in month batches, is still "
+                        "slow at 30M; --small: the largest size only)")
     p.add_argument("--no-idempotency", action="store_true")
     p.add_argument("--threads", type=int, default=DBT_THREADS,
                    help="dbt threads for every dbt run (default 1: DuckDB parallelizes each statement itself)")
@@ -1062,6 +1076,7 @@ def main(argv: list[str] | None = None) -> int:
     DBT_THREADS = a.threads
     mach = machine()
     mach["dbt_threads"] = a.threads
+    mach["rss_probe"] = RSS_PROBE
     mach["code"] = snapshot_project(Path(a.out) / "project")
     project = Path(mach["code"]["path"])
     results = []
