@@ -801,20 +801,13 @@ def render(results: list[dict], rat: list[dict], mach: dict, a: argparse.Namespa
         add("")
         L.extend(size_table(r))
         add("")
-        fv = r["floor_vs_dbt"]
-        add("- floor vs dbt incremental: " + ", ".join(
-            f"{t} {'**equal**' if d['equal'] else '**NOT equal** (' + str(d['only_a']) + ' / ' + str(d['only_b']) + ' rows differ)'}"
-            for t, d in fv.items()))
-        if "full_vs_floor_full" in r:
-            fv = r["full_vs_floor_full"]
-            add("- one-pass floor vs dbt full refresh: " + ", ".join(
-                f"{t} {'**equal**' if d['equal'] else '**NOT equal** (' + str(d['only_a']) + ' / ' + str(d['only_b']) + ' rows differ)'}"
-                for t, d in fv.items()))
-        if "full_vs_incremental" in r:
-            fv = r["full_vs_incremental"]
-            add("- full refresh vs incremental: " + ", ".join(
-                f"{t} {'**equal**' if d['equal'] else '**NOT equal** (' + str(d['only_a']) + ' / ' + str(d['only_b']) + ' rows differ)'}"
-                for t, d in fv.items()))
+        for key, title in (("floor_vs_dbt", "floor vs dbt incremental"),
+                           ("full_vs_floor_full", "one-pass floor vs dbt full refresh"),
+                           ("full_vs_incremental", "full refresh vs incremental")):
+            if key in r:
+                add(f"- {title}: " + ", ".join(
+                    f"{t} {'**equal**' if d['equal'] else '**NOT equal** (' + str(d['only_a']) + ' / ' + str(d['only_b']) + ' rows differ)'}"
+                    for t, d in r[key].items()))
         if "memory_run" in r:
             x = r["memory_run"]
             add(f"- memory run: the history build (a full build from an empty warehouse) at DuckDB "
