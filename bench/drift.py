@@ -43,10 +43,6 @@ import run as bench  # noqa: E402  (bench/run.py: generator, dbt invocation, hel
 DRIFT_TARGET = 0.20  # the threshold: more drift than this needs a compaction step
 
 
-def _unlink(p: Path) -> None:
-    shutil.rmtree(p) if p.is_dir() else p.unlink()  # wh.duckdb.tmp: DuckDB's spill folder
-
-
 def _copy(src: Path, dst: Path) -> None:
     for suffix in ("", ".wal"):
         if Path(f"{src}{suffix}").exists():
@@ -82,7 +78,7 @@ def measure(a: argparse.Namespace, env: dict, project: Path, mach: dict) -> dict
     for p in ("landing", "logs"):
         shutil.rmtree(work / p, ignore_errors=True)
     for p in work.glob("*.duckdb*"):
-        _unlink(p)
+        bench.remove(p)
     files = sorted(deliveries.glob("*.csv"))
     day = lambda i: (bench.START + dt.timedelta(days=i)).isoformat()  # noqa: E731
     on = lambda i: [f for f in files if f.name[:10] == day(i)]  # noqa: E731
@@ -137,7 +133,7 @@ def measure(a: argparse.Namespace, env: dict, project: Path, mach: dict) -> dict
         out["wide"]["days"] = a.wide
     if not a.keep:
         for p in work.glob("*.duckdb*"):
-            _unlink(p)
+            bench.remove(p)
         shutil.rmtree(landing, ignore_errors=True)
     return out
 
