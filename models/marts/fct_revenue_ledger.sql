@@ -62,17 +62,22 @@ contributions as (
 postings_in_scope as (
     {%- if is_incremental() %}
     {#- An event's postings lie on the days of its copies (a contribution is a copy's), and
-        all its copies are among the changed ones: those days, as literals, let the key probe
-        skip the other days' row groups (the ledger is appended in day order). #}
+        all its copies are among the changed ones: those days, as literal ranges, let the key
+        probe skip the other days' row groups (the ledger is appended in day order). The keys
+        come from the copies table itself, not the CTE: DuckDB then builds its hash table on
+        the changed keys and pushes a filter on them into the ledger's scan (a CTE, of unknown
+        size, made it hash the whole ledger instead: 0.67 s at 10M). #}
     select ledger.*
     from {{ this }} as ledger
     {%- if not flags.FULL_REFRESH %}
-        {%- set on_days = rerun_safe.literal_in(
+        {%- set copies = ref('int_event_copies_classified') %}
+        {%- set on_days = rerun_safe.literal_date_ranges(
             'ledger.revenue_date', rerun_safe.days_written_since_last_commit_sql(),
         ) %}
     where {{ rerun_safe.narrow_probe_filter(
         this, 'ledger',
-        on_days ~ ' and ledger.event_key in (select changed_copies.event_key from changed_copies)',
+        on_days ~ ' and ledger.event_key in (select changed.event_key from ' ~ copies ~ ' as changed where '
+        ~ rerun_safe.written_since_last_commit_filter('changed') ~ ')',
     ) }}
     {%- endif %}
     {%- else %}

@@ -98,15 +98,21 @@ validated as (
 ),
 
 not_staged as (
-    {#- a record is staged once: skip those of a partly loaded delivery already staged #}
+    {#- a record is staged once: skip those of a partly loaded delivery already staged. A
+        delivery's rows can only have been staged by a run that listed it, so since its
+        first_seen_run_seq (a full refresh restamps rows with a later seq): a literal, so the
+        probe reads only the row groups staged since the oldest of these deliveries was first
+        seen (none of the history, for new deliveries), not the file id of every staged row. #}
     select validated.*
     from validated
-    {%- if is_incremental() %}
+    {%- if is_incremental() and files %}
     where
         {{ rerun_safe.stable_hash(['validated._file_id', 'validated.source_line']) }} not in (
             select staged._row_id
             from {{ this }} as staged
-            where {{ rerun_safe.literal_list('staged._file_id', files | map(attribute='file_id') | list) }}
+            where
+                staged._loaded_run_seq >= {{ files | map(attribute='first_seen_run_seq') | map('int') | min }}
+                and {{ rerun_safe.literal_list('staged._file_id', files | map(attribute='file_id') | list) }}
         )
     {%- endif %}
 ),

@@ -139,7 +139,7 @@
         ) }}
     {%- endif -%}
     {%- set files_sql -%}
-        select delivery.file_id, delivery.file_name, delivery.path, delivery.header_columns
+        select delivery.file_id, delivery.file_name, delivery.path, delivery.header_columns, delivery.first_seen_run_seq
         from {{ deliveries }} as delivery
         where
             delivery.status = 'accepted'
@@ -152,7 +152,7 @@
     {%- endset -%}
     {%- set files = [] -%}
     {%- for row in run_query(files_sql).rows -%}
-        {%- do files.append({'file_id': row[0], 'file_name': row[1], 'path': row[2], 'header': row[3]}) -%}
+        {%- do files.append({'file_id': row[0], 'file_name': row[1], 'path': row[2], 'header': row[3], 'first_seen_run_seq': row[4]}) -%}
     {%- endfor -%}
     {{- return(files) -}}
 {% endmacro %}
