@@ -4,16 +4,11 @@ all ascending) or the window (mixed directions). Rendered by `dbt show --inline`
 project and checked against an ordering written in Python."""
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-DBT = Path(sys.executable).with_name("dbt")
+from tests.package.dbt_show import show_inline
 
 # (k, a, b, c): a and b order the rows, c is the column kept; nulls in both order columns
 ROWS = [
@@ -60,15 +55,7 @@ def test_first_by_key_keeps_the_rows_dedupe_by_key_keeps(tmp_path: Path) -> None
             "on f.k = d.k")
     inline = (f"with t as (select * from (values {values_sql()}) as v (k, a, b, c)) "
               + " union all ".join(parts))
-    env = dict(os.environ, DBT_DUCKDB_PATH=str(tmp_path / "show.duckdb"))
-    proc = subprocess.run(
-        [str(DBT), "show", "--quiet", "--output", "json", "--limit", "100", "--project-dir", str(REPO),
-         "--profiles-dir", str(REPO), "--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs"),
-         "--inline", inline],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
-    )
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    rows = json.loads(proc.stdout)["show"]
+    rows = show_inline(inline, tmp_path, limit=100)
     for name, order in ORDERS.items():
         got = {r["k"]: (r["first_c"], r["dedupe_c"]) for r in rows if r["ordering"] == name}
         want = expected(order)

@@ -6,14 +6,10 @@ against sets computed in Python."""
 from __future__ import annotations
 
 import datetime as dt
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-DBT = Path(sys.executable).with_name("dbt")
+from tests.package.dbt_show import show_inline
+
 START = dt.date(2026, 12, 30)  # the runs cross a year end
 
 CASES = {
@@ -54,15 +50,7 @@ def test_literal_date_ranges_selects_the_dates_or_their_span(tmp_path: Path) -> 
         f"cast('{START + dt.timedelta(days=40)}' as date), interval 1 day) as r (d)) "
         + " union all ".join(parts)
     )
-    env = dict(os.environ, DBT_DUCKDB_PATH=str(tmp_path / "show.duckdb"))
-    proc = subprocess.run(
-        [str(DBT), "show", "--quiet", "--output", "json", "--limit", "1000", "--project-dir", str(REPO),
-         "--profiles-dir", str(REPO), "--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs"),
-         "--inline", inline],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
-    )
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    rows = json.loads(proc.stdout)["show"]
+    rows = show_inline(inline, tmp_path, limit=1000)
     for name, offsets in CASES.items():
         got = {(dt.date.fromisoformat(str(r["d"])[:10]) - START).days for r in rows if r["case_name"] == name}
         assert got == expected(offsets), (name, sorted(got), sorted(expected(offsets)))
