@@ -57,7 +57,8 @@ affected_items as (
     keeps that cost to a few thousand rows (at 10M: 228k contributing copies, 28k of them
     old, 3.6k of those at their item's last event_time; the model's main query 0.80 s ->
     0.48 s, bench/optimisation_log.md). #}
-{%- set unchanged = "copies.copy_status = 'current' and not ("
+{%- set current = "copies.copy_status = 'current'" %}
+{%- set unchanged = current ~ " and not ("
     ~ rerun_safe.written_since_last_commit_filter('copies') ~ ')' %}
 {%- set of_affected_items = ' and copies.item_key in (select changed.item_key from ' ~ copies ~ ' as changed where '
     ~ rerun_safe.written_since_last_commit_filter('changed') ~ ')' %}
@@ -72,22 +73,16 @@ contributing as (
     from changed_copies
     where changed_copies.copy_status = 'current'
     union all
-    select
-        copies.item_key,
-        copies.event_type,
-        copies.amount_cents,
-        copies.event_time
-    from {{ copies }} as copies
-    where {{ rerun_safe.narrow_probe_filter(copies, 'copies', unchanged ~ of_affected_items) }}
-    {%- else %}
-    select
-        copies.item_key,
-        copies.event_type,
-        copies.amount_cents,
-        copies.event_time
-    from {{ copies }} as copies
-    where copies.copy_status = 'current'
     {%- endif %}
+    select
+        copies.item_key,
+        copies.event_type,
+        copies.amount_cents,
+        copies.event_time
+    from {{ copies }} as copies
+    where {{ rerun_safe.narrow_probe_filter(
+        copies, 'copies', unchanged ~ of_affected_items,
+    ) if incremental else current }}
 ),
 
 totals as (
@@ -140,10 +135,9 @@ latest_candidates as (
         copies.order_id,
         copies.currency
     from {{ copies }} as copies
-    where copies.copy_status = 'current'
+    where {{ current }}
     {%- endif %}
 ),
-
 
 latest_event as (
     {{ rerun_safe.first_by_key(
