@@ -13,7 +13,7 @@
     {%- if not execute -%}
         {{- return('true') -}}
     {%- endif -%}
-    {%- set values = run_query(values_sql).columns[0].values() | reject('none') | map('string') | unique | sort | list -%}
+    {%- set values = rerun_safe.distinct_query_values(values_sql) -%}
     {%- if values | length == 0 -%}
         {{- return('false') -}}
     {%- endif -%}
@@ -30,14 +30,24 @@
     {%- if not execute -%}
         {{- return('true') -}}
     {%- endif -%}
+    {{- return(rerun_safe.between_any(column, run_query(ranges_sql).rows, type)) -}}
+{% endmacro %}
+
+{#- `(column between lo1 and hi1 or ...)` for (lo, hi) pairs, cast to `type`; `false` for none. -#}
+{% macro between_any(column, pairs, type) %}
     {%- set ranges = [] -%}
-    {%- for row in run_query(ranges_sql).rows -%}
-        {%- do ranges.append(column ~ " between cast('" ~ row[0] ~ "' as " ~ type ~ ") and cast('" ~ row[1] ~ "' as " ~ type ~ ")") -%}
+    {%- for pair in pairs -%}
+        {%- do ranges.append(column ~ " between cast('" ~ pair[0] ~ "' as " ~ type ~ ") and cast('" ~ pair[1] ~ "' as " ~ type ~ ")") -%}
     {%- endfor -%}
     {%- if ranges | length == 0 -%}
         {{- return('false') -}}
     {%- endif -%}
     {{- return('(' ~ ranges | join(' or ') ~ ')') -}}
+{% endmacro %}
+
+{#- The distinct non-null values of the first column `values_sql` returns, as sorted strings. -#}
+{% macro distinct_query_values(values_sql) %}
+    {{- return(run_query(values_sql).columns[0].values() | reject('none') | map('string') | unique | sort | list) -}}
 {% endmacro %}
 
 
@@ -63,26 +73,19 @@
         {{- return('true') -}}
     {%- endif -%}
     {%- set days = [] -%}
-    {%- for value in run_query(dates_sql).columns[0].values() | reject('none') | map('string') | unique | sort -%}
+    {%- for value in rerun_safe.distinct_query_values(dates_sql) -%}
         {%- do days.append(modules.datetime.date.fromisoformat(value[:10])) -%}
     {%- endfor -%}
     {%- if days | length == 0 -%}
         {{- return('false') -}}
     {%- endif -%}
-    {%- set runs = [{'first': days[0], 'last': days[0]}] -%}
+    {%- set runs = [[days[0], days[0]]] -%}
     {%- for day in days[1:] -%}
-        {%- if (day - runs[-1]['last']).days == 1 -%}
-            {%- do runs[-1].update({'last': day}) -%}
+        {%- if (day - runs[-1][1]).days == 1 -%}
+            {%- do runs[-1].pop() -%}{%- do runs[-1].append(day) -%}
         {%- else -%}
-            {%- do runs.append({'first': day, 'last': day}) -%}
+            {%- do runs.append([day, day]) -%}
         {%- endif -%}
     {%- endfor -%}
-    {%- if runs | length > max_ranges -%}
-        {%- set runs = [{'first': days[0], 'last': days[-1]}] -%}
-    {%- endif -%}
-    {%- set ranges = [] -%}
-    {%- for run in runs -%}
-        {%- do ranges.append(column ~ " between cast('" ~ run['first'] ~ "' as date) and cast('" ~ run['last'] ~ "' as date)") -%}
-    {%- endfor -%}
-    {{- return('(' ~ ranges | join(' or ') ~ ')') -}}
+    {{- return(rerun_safe.between_any(column, runs if runs | length <= max_ranges else [[days[0], days[-1]]], 'date')) -}}
 {% endmacro %}
