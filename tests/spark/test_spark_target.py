@@ -82,8 +82,9 @@ def test_generated_deliveries_build_identically_on_duckdb_postgres_and_spark(
     malformed rows, empty and header-only files), landed day by day on the three engines, every
     model run after each day, then a correction: after every day staging equals DuckDB's on
     Spark, and at the end the business tables, quarantine, late queue and ledger (posting ids
-    included) are identical on DuckDB, Postgres and Spark. A run with nothing new changes
-    nothing."""
+    included) are identical on DuckDB, Postgres and Spark. (A run with nothing new changing
+    nothing on Spark is the harness's idempotency check in test_harness_on_spark.py: it diffs
+    every table after a second build; repeating it here cost a Spark run of a minute.)"""
     deliveries = tmp_path / "deliveries"
     generate(GeneratorConfig(days=3, events_per_day=40), deliveries)
     duck = Pipeline(tmp_path / "duck")
@@ -111,8 +112,6 @@ def test_generated_deliveries_build_identically_on_duckdb_postgres_and_spark(
     for name in expected:
         assert on_postgres[name] == expected[name], f"{name} differs between DuckDB and Postgres"
         assert got[name] == expected[name], f"{name} differs between DuckDB and Spark"
-    spark.run_ok()
-    assert business(spark) == got
     assert spark.query("select distinct status from rerun_safe_runs") == [("success",)]
 
 
