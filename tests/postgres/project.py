@@ -15,6 +15,8 @@ from tests.postgres.conftest import PostgresServer
 
 
 class PostgresPipeline(Pipeline):
+    shares_parse = False  # absolute landing and warehouse paths, as the server or the JVM needs
+
     def __init__(self, root: Path, server: PostgresServer) -> None:
         super().__init__(root)
         self.server = server

@@ -13,6 +13,8 @@ from tests.pipeline.project import BuildResult, Pipeline
 
 
 class SparkPipeline(Pipeline):
+    shares_parse = False  # absolute landing and warehouse paths, as the server or the JVM needs
+
     def __init__(self, root: Path, spark_dir: Path) -> None:
         super().__init__(root)
         self.spark_dir = spark_dir
