@@ -19,9 +19,6 @@ from typing import Iterator
 
 import pytest
 
-# The throw-away PostgreSQL server of tests/postgres, for the three-engine comparison.
-from tests.postgres.conftest import postgres_server  # noqa: F401
-
 
 def _missing() -> str | None:
     if importlib.util.find_spec("pyspark") is None or importlib.util.find_spec("dbt.adapters.spark") is None:
