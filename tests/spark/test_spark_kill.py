@@ -29,9 +29,8 @@ from pathlib import Path
 import pytest
 
 from pipeline_demo.generate import GeneratorConfig, generate
-from tests.pipeline.project import PROJECT_DIR, Pipeline, deliveries_by_day
+from tests.pipeline.project import PROJECT_DIR, Pipeline, deliveries_by_day, engine_state
 from tests.spark.conftest import _missing
-from tests.spark.test_spark_target import business
 
 pytestmark = pytest.mark.spark
 
@@ -53,24 +52,26 @@ class SparkChild:
                     "RERUN_SAFE_SPARK_SCHEMA": "t_" + uuid.uuid4().hex[:12], "TZ": "UTC"}
         self.builds = 0
 
-    def argv(self, *args: str) -> tuple[list[str], Path]:
+    def args(self, *args: str) -> tuple[list[str], Path]:
+        """`dbt build`'s arguments for the next build (its own target and log folders)."""
         self.builds += 1
         log_path = self.root / f"logs{self.builds}"
-        return [DBT, "build", "--target", "spark", "--project-dir", str(PROJECT_DIR),
+        return ["--target", "spark", "--project-dir", str(PROJECT_DIR),
                 "--profiles-dir", str(PROJECT_DIR), "--target-path", str(self.root / f"target{self.builds}"),
                 "--log-path", str(log_path), "--vars", json.dumps({"landing_path": str(self.landing)}),
                 *NO_TESTS, *args], log_path
 
     def build(self, *args: str) -> subprocess.CompletedProcess:
-        argv, _ = self.argv(*args)
-        return subprocess.run(argv, env=self.env, capture_output=True, text=True, timeout=1200, check=False)
+        argv, _ = self.args(*args)
+        return subprocess.run([DBT, "build", *argv], env=self.env, capture_output=True, text=True, timeout=1200,
+                              check=False)
 
     def build_killed_at(self, statement: re.Pattern) -> float:
         """Start a build, SIGKILL its process group (dbt and the JVM) as soon as dbt's log shows
         `statement` being sent to Spark; the seconds from start to kill."""
-        argv, log_path = self.argv()
+        argv, log_path = self.args()
         started = time.monotonic()
-        child = subprocess.Popen(argv, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        child = subprocess.Popen([DBT, "build", *argv], env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                  start_new_session=True)
         log = log_path / "dbt.log"
         try:
@@ -96,11 +97,19 @@ class SparkChild:
             pytest.fail("the killed build's process group is still alive")
         return killed_after
 
-    def tables(self) -> dict:
-        dumped = subprocess.run([sys.executable, "-m", "tests.spark.dump_tables"], env=self.env, cwd=PROJECT_DIR,
-                                capture_output=True, text=True, timeout=600, check=False)
-        assert dumped.returncode == 0, dumped.stderr[-3000:]
-        return json.loads(dumped.stdout)
+    def rerun_then_tables(self) -> dict:
+        """In one child process (one JVM): the next build; if it fails, the repair build; then
+        the tables (tests/spark/dump_tables.py). Its report: each build's success and failed
+        nodes' messages, and the tables."""
+        rerun, _ = self.args()
+        repair, _ = self.args(*REPAIR)
+        out = self.root / "child.json"
+        builds = [{"args": rerun}, {"args": repair, "if_failed": True}]
+        child = subprocess.run([sys.executable, "-m", "tests.spark.dump_tables", str(out), json.dumps(builds)],
+                               env=self.env, cwd=PROJECT_DIR, capture_output=True, text=True, timeout=1800,
+                               check=False)
+        assert child.returncode == 0, child.stdout[-3000:] + child.stderr[-3000:]
+        return json.loads(out.read_text())
 
 
 def comparable(state: dict) -> dict:
@@ -132,7 +141,7 @@ def test_a_build_killed_mid_write_is_repaired(tmp_path: Path, spark_available: N
     duck = Pipeline(tmp_path / "duck")
     duck.deliver(*(path for day in days for path in day))
     assert duck.run().success
-    clean = comparable(business(duck))
+    clean = comparable(engine_state(duck))
 
     spark = SparkChild(tmp_path / "spark")
     try:
@@ -144,17 +153,19 @@ def test_a_build_killed_mid_write_is_repaired(tmp_path: Path, spark_available: N
             (spark.landing / path.name).write_bytes(path.read_bytes())
         killed_after = spark.build_killed_at(COPIES_WRITE)
 
-        rerun = spark.build()
-        if rerun.returncode != 0:
+        report = spark.rerun_then_tables()
+        rerun, *repair = report["builds"]
+        if not rerun["success"]:
             # the rewrite had committed: the rerun must stop on the balance, naming the repair
-            assert "valid staged rows != rows in copies" in rerun.stdout, rerun.stdout[-3000:]
-            assert "--full-refresh --select stg_landing__deliveries+" in rerun.stdout, rerun.stdout[-3000:]
-            repair = spark.build(*REPAIR)
-            assert repair.returncode == 0, repair.stdout[-3000:]
+            message = "\n".join(rerun["failed"])
+            assert "valid staged rows != rows in copies" in message, message[-3000:]
+            assert "--full-refresh --select stg_landing__deliveries+" in message, message[-3000:]
+            assert repair and repair[0]["success"], repair
             outcome = "stopped with the repair command; the repair gave the clean tables"
         else:
+            assert not repair, "the repair ran after a rerun that succeeded"
             outcome = "repaired by the next build"
-        state = spark.tables()
+        state = report["tables"]
         assert state["runs"].count(["started"]) == 1, f"the killed run is not the one left started: {state['runs']}"
         got = comparable(state)
         for name in clean:
