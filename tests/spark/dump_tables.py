@@ -3,7 +3,7 @@ business tables, as JSON in a file.
 
 `python -m tests.spark.dump_tables OUT.json [BUILDS.json]` with RERUN_SAFE_SPARK_DIR and
 RERUN_SAFE_SPARK_SCHEMA set, as the dbt children that built the warehouse had them. BUILDS is a
-list of `{"args": [...], "if_failed": bool}`: each is a `dbt build` in this process (dbt-spark's
+list of `{"args": [...], "target_path": ..., "if_failed": bool}`: each is a `dbt build` in this process (dbt-spark's
 session method, one JVM for all of them and the dump), run only if the previous one failed when
 `if_failed` is set. Then a Spark session on the same warehouse folder and Derby metastore (which
 admits one process at a time) reads the tables as `engine_state()` of tests/pipeline/project.py
@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 
 
 class SparkTables:
@@ -38,16 +39,16 @@ class SparkTables:
         return [tuple(row) for row in self.session.sql(sql).collect()]
 
 
-def build(args: list[str]) -> dict:
-    """One `dbt build` in this process: its success and the messages of the nodes that failed."""
-    from dbt.cli.main import dbtRunner
+def build(args: list[str], target_path: str) -> dict:
+    """One `dbt build` in this process (harness.dbt_invoke.run_dbt, the invoker the tests share):
+    its success and the messages of the nodes that failed."""
+    from harness.dbt_invoke import run_dbt
 
-    outcome = dbtRunner().invoke(["build", *args])
-    results = getattr(outcome.result, "results", None) or []
-    failed = [f"{r.node.unique_id}: {r.message}" for r in results if str(r.status) in ("error", "fail")]
-    if outcome.exception is not None:
-        failed.append(str(outcome.exception))
-    return {"success": bool(outcome.success), "failed": failed}
+    invocation = run_dbt(["build", *args], target_path=Path(target_path))
+    failed = [f"{node.unique_id}: {node.message}" for node in invocation.nodes if node.status in ("error", "fail")]
+    if invocation.error is not None:
+        failed.append(invocation.error)
+    return {"success": invocation.success, "failed": failed}
 
 
 def main() -> None:
@@ -58,7 +59,7 @@ def main() -> None:
     for step in builds:
         if step.get("if_failed") and report["builds"][-1]["success"]:
             continue
-        report["builds"].append(build(step["args"]))
+        report["builds"].append(build(step["args"], step["target_path"]))
     tables = SparkTables()  # dbt-spark's session, when a build ran: getOrCreate returns it
     state = engine_state(tables)
     state["runs"] = sorted(tables.query("select status from rerun_safe_runs"))

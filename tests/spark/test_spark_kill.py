@@ -53,13 +53,13 @@ class SparkChild:
         self.builds = 0
 
     def args(self, *args: str) -> tuple[list[str], Path]:
-        """`dbt build`'s arguments for the next build (its own target and log folders)."""
+        """`dbt build`'s arguments for the next build, and its folder (target/ and logs/)."""
         self.builds += 1
-        log_path = self.root / f"logs{self.builds}"
+        folder = self.root / f"build{self.builds}"
         return ["--target", "spark", "--project-dir", str(PROJECT_DIR),
-                "--profiles-dir", str(PROJECT_DIR), "--target-path", str(self.root / f"target{self.builds}"),
-                "--log-path", str(log_path), "--vars", json.dumps({"landing_path": str(self.landing)}),
-                *NO_TESTS, *args], log_path
+                "--profiles-dir", str(PROJECT_DIR), "--target-path", str(folder / "target"),
+                "--log-path", str(folder / "logs"), "--vars", json.dumps({"landing_path": str(self.landing)}),
+                *NO_TESTS, *args], folder
 
     def build(self, *args: str) -> subprocess.CompletedProcess:
         argv, _ = self.args(*args)
@@ -69,11 +69,11 @@ class SparkChild:
     def build_killed_at(self, statement: re.Pattern) -> float:
         """Start a build, SIGKILL its process group (dbt and the JVM) as soon as dbt's log shows
         `statement` being sent to Spark; the seconds from start to kill."""
-        argv, log_path = self.args()
+        argv, folder = self.args()
         started = time.monotonic()
         child = subprocess.Popen([DBT, "build", *argv], env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                  start_new_session=True)
-        log = log_path / "dbt.log"
+        log = folder / "logs" / "dbt.log"
         try:
             while True:
                 if log.exists() and statement.search(log.read_text(errors="replace")):
@@ -101,10 +101,10 @@ class SparkChild:
         """In one child process (one JVM): the next build; if it fails, the repair build; then
         the tables (tests/spark/dump_tables.py). Its report: each build's success and failed
         nodes' messages, and the tables."""
-        rerun, _ = self.args()
-        repair, _ = self.args(*REPAIR)
+        (rerun, rerun_folder), (repair, repair_folder) = self.args(), self.args(*REPAIR)
         out = self.root / "child.json"
-        builds = [{"args": rerun}, {"args": repair, "if_failed": True}]
+        builds = [{"args": rerun, "target_path": str(rerun_folder / "target")},
+                  {"args": repair, "target_path": str(repair_folder / "target"), "if_failed": True}]
         child = subprocess.run([sys.executable, "-m", "tests.spark.dump_tables", str(out), json.dumps(builds)],
                                env=self.env, cwd=PROJECT_DIR, capture_output=True, text=True, timeout=1800,
                                check=False)
