@@ -18,6 +18,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import csv
+import functools
 import io
 import json
 import os
@@ -108,7 +109,14 @@ def event(
 
 
 _PARSES: dict[str, Path] = {}  # vars -> dbt's last saved parse with them, in this process
-_PARSE_DIR: list[Path] = []
+
+
+@functools.cache
+def _parse_dir() -> Path:
+    """This process's folder of saved parses, removed when it exits."""
+    folder = Path(tempfile.mkdtemp(prefix="rerun_safe_parse_"))
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
 
 
 @contextlib.contextmanager
@@ -126,10 +134,7 @@ def _shared_parse(pipeline: "Pipeline", key: str) -> Iterator[None]:
     finally:
         os.chdir(before)
         if parse.exists():
-            if not _PARSE_DIR:
-                _PARSE_DIR.append(Path(tempfile.mkdtemp(prefix="rerun_safe_parse_")))
-                atexit.register(shutil.rmtree, _PARSE_DIR[0], True)
-            saved = _PARSES.setdefault(key, _PARSE_DIR[0] / f"{len(_PARSES)}.msgpack")
+            saved = _PARSES.setdefault(key, _parse_dir() / f"{len(_PARSES)}.msgpack")
             shutil.copyfile(parse, saved)
             pipeline._parse_key = key
 
