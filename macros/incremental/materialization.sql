@@ -155,8 +155,9 @@
     {%- set target_relation = this.incorporate(type='table') -%}
     {%- set new_relation = this.incorporate(path={'identifier': this.identifier ~ '__rerun_safe_new'}, type='table') -%}
     {%- set old_relation = this.incorporate(path={'identifier': this.identifier ~ '__rerun_safe_old'}, type='table') -%}
-    {%- set tmp_relation = this.incorporate(path={'identifier': this.identifier ~ '__dbt_tmp'}).include(database=false, schema=false) -%}
+    {%- set tmp_relation = this.incorporate(path={'identifier': this.identifier ~ '__rerun_safe_rows'}, type='table') -%}
     {%- do rerun_safe.spark_finish_swap(target_relation, new_relation, old_relation) -%}
+    {%- do adapter.drop_relation(tmp_relation) -%}
     {%- set existing_relation = load_relation(this) -%}
     {%- set full_build_sql = rerun_safe.full_build_sql(sql) -%}
 
@@ -170,8 +171,14 @@
             {{ create_table_as(False, target_relation, full_build_sql) }}
         {%- endcall -%}
     {%- else -%}
+        {#- The new rows are read up to five times below (the partitions they rewrite, the keys
+            they replace, the rows themselves). As a temporary view, each read would plan and run
+            the model's whole query again (measured: 6.5 s for the emptied-partitions query on a
+            few dozen rows, 1-2 s on the table). So they are written once, as a parquet table:
+            also one snapshot, taken before the write changes the target the query may read.
+            A run that dies leaves it; the next run drops it first (above). -#}
         {%- call statement('create_tmp_relation') -%}
-            {{ create_table_as(True, tmp_relation, sql) }}
+            create table {{ tmp_relation }} using parquet as {{ sql }}
         {%- endcall -%}
         {%- do process_schema_changes(config.get('on_schema_change'), tmp_relation, existing_relation) -%}
         {%- set columns = adapter.get_columns_in_relation(existing_relation) | map(attribute='name') | list -%}
@@ -223,6 +230,7 @@
             {%- do adapter.rename_relation(new_relation, target_relation) -%}
             {%- do adapter.drop_relation(old_relation) -%}
         {%- endif -%}
+        {%- do adapter.drop_relation(tmp_relation) -%}
     {%- endif -%}
 
     {%- do persist_docs(target_relation, model) -%}
