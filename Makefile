@@ -50,7 +50,7 @@ lint: setup
 	DBT_DUCKDB_PATH=$(LINT_DIR)/lint.duckdb $(BIN)/sqlfluff lint models tests/dbt
 
 pytest: setup setup-spark
-	$(BIN)/python -m pytest -n 2 -q --durations=25
+	$(BIN)/python -m pytest -n 2 --dist loadscope --no-loadscope-reorder -q --durations=25
 
 test: lint pytest
 
