@@ -60,6 +60,11 @@ def dbt_arguments() -> argparse.ArgumentParser:
         "also builds their parents, so a selection of one model works",
     )
     dbt.add_argument("--exclude", nargs="+", default=[], metavar="SELECTOR", help="dbt --exclude")
+    dbt.add_argument(
+        "--unit-tests", action="store_true",
+        help="run the project's dbt unit tests in every build too (default: not run; they read "
+        "their fixtures, never the warehouse, so no check can find anything in them)",
+    )
     dbt.add_argument("--threads", type=int, default=None, metavar="N", help="dbt threads")
     dbt.add_argument(
         "--state", type=Path, default=None, metavar="DIR",
@@ -168,6 +173,7 @@ def dbt_settings(args: argparse.Namespace) -> DbtSettings | None:
         landing_var=args.landing_var,
         show_dbt_output=args.show_dbt_output,
         exclude=tuple(getattr(args, "exclude", ()) or ()),
+        unit_tests=bool(getattr(args, "unit_tests", False)),
         state=args.state.resolve() if getattr(args, "state", None) else None,
         defer=bool(getattr(args, "defer", False)),
         threads=getattr(args, "threads", None),

@@ -37,6 +37,10 @@ class DbtSettings:
     # locations. None only for the demo, which builds the warehouse it is given.
     scratch: ScratchProfile | None = None
     exclude: tuple[str, ...] = ()
+    # dbt unit tests in the checks' builds: off by default. They read their fixtures, never the
+    # warehouse, so they give the same result in every build of every lane; the project's own
+    # CI runs them once. (On Spark they cost about 7 s a build.)
+    unit_tests: bool = False
     state: Path | None = None  # --state DIR: a manifest to select state:modified against
     defer: bool = False
     threads: int | None = None
@@ -187,8 +191,11 @@ def build_args(
             args += ["--threads", str(settings.threads)]
     if select:
         args += ["--select", *select]
-    if settings.exclude and command != "parse":
-        args += ["--exclude", *settings.exclude]
+    excluded = list(settings.exclude) if command != "parse" else []
+    if command in ("build", "test") and not settings.unit_tests:
+        excluded.append("resource_type:unit_test")
+    if excluded:
+        args += ["--exclude", *excluded]
     if settings.state is not None and command != "parse":
         args += ["--state", str(settings.state)]
         if settings.defer and command in ("build", "run", "test", "seed", "snapshot"):

@@ -109,7 +109,7 @@ def _finding_lines(result: CheckResult, indent: str = "  ") -> list[str]:
         lines.append(f"{indent}hint: {hint}")
     if result.test_failures:
         lines.append(
-            f"{indent}dbt data tests that failed (the project's own tests, reported here, not this "
+            f"{indent}dbt tests that failed (the project's own tests, reported here, not this "
             f"check's verdict): " + "; ".join(f.splitlines()[0][:200] for f in result.test_failures)
         )
     if result.skipped_nodes:

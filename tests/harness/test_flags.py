@@ -119,3 +119,30 @@ def test_state_modified_with_nothing_changed_skips_every_check(tmp_path: Path, c
     assert code == 0, out
     assert "== idempotency: SKIPPED (0.0 s): no node changed: --select state:modified+" in out
     assert "0 passed, 0 failed, 0 not exercised, 8 skipped" in out
+
+
+def test_unit_tests_run_only_with_the_flag(tmp_path: Path, capsys) -> None:
+    # A unit test that fails: the checks' builds leave it out unless --unit-tests asks for it.
+    project = _copy_project(tmp_path)
+    (project / "models" / "unit_tests.yml").write_text(
+        "unit_tests:\n"
+        "  - name: revenue_of_one_sale_is_wrong_on_purpose\n"
+        "    model: daily_revenue\n"
+        "    given:\n"
+        "      - input: ref('current_events')\n"
+        "        rows:\n"
+        "          - {company_id: c1, event_time: '2026-11-01 10:00:00', currency: EUR,"
+        " event_type: sale, amount_cents: 5}\n"
+        "    expect:\n"
+        "      rows:\n"
+        "        - {company_id: c1, revenue_date: '2026-11-01', currency: EUR, net_cents: 6}\n"
+    )
+    outputs = []
+    for flags in ([], ["--unit-tests"]):
+        code = main(["keys", "--project-dir", str(project), "--deliveries", str(DELIVERIES), *flags,
+                     "--work-dir", str(tmp_path / f"work{len(outputs)}"), "--quiet"])
+        outputs.append(capsys.readouterr().out)
+        assert code == 0, outputs[-1]  # a failing test is the project's finding, not the check's
+    assert "revenue_of_one_sale_is_wrong_on_purpose" not in outputs[0], outputs[0]
+    assert "dbt tests that failed" in outputs[1], outputs[1]
+    assert "revenue_of_one_sale_is_wrong_on_purpose" in outputs[1], outputs[1]
