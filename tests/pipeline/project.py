@@ -108,6 +108,8 @@ def event(
     }
 
 
+UNIT_TESTS = "test_type:unit"  # the selector of the project's dbt unit tests
+
 _PARSES: dict[str, Path] = {}  # vars -> dbt's last saved parse with them, in this process
 
 
@@ -184,6 +186,11 @@ class Pipeline:
             "--target-path", str(self.target_path), "--vars", json.dumps(all_vars), "--quiet",
             *args,
         ]
+        if command in ("build", "test") and UNIT_TESTS not in args:
+            # the unit tests read fixtures, not the warehouse: each adapter runs them once
+            # (unit_tests()), not in every build of every scenario
+            assert "--exclude" not in args, "pass --exclude to Pipeline.dbt through argv here"
+            argv += ["--exclude", "resource_type:unit_test"]
         env = self.dbt_env()
         if not shared:
             result = run_dbt(argv, target_path=self.target_path, env=env)
@@ -205,6 +212,16 @@ class Pipeline:
     def dbt_env(self) -> dict[str, str]:
         """The environment dbt runs with: the warehouse file for profiles.yml."""
         return {"DBT_DUCKDB_PATH": str(self.warehouse)}
+
+    def unit_tests(self) -> BuildResult:
+        """The project's dbt unit tests, which builds leave out (they read their fixtures,
+        never the warehouse; dbt needs the tables they stand in for to exist: build first)."""
+        result = self.dbt("test", "--select", UNIT_TESTS)
+        units = {node: status for node, status in result.statuses.items() if node.startswith("unit_test.")}
+        others = {node for node in result.statuses if node not in units}
+        assert units and all(node.startswith("operation.") for node in others), result.statuses  # and hooks
+        assert result.success and set(units.values()) == {"pass"}, result.messages
+        return result
 
     def build(self, *args: str, vars: dict[str, Any] | None = None) -> BuildResult:
         result = self.dbt("build", *args, vars=vars)

@@ -39,6 +39,7 @@ def test_retry_after_partial_load_leaves_150_not_250(pg: PostgresPipeline) -> No
     assert pg.query("select command, status from rerun_safe_runs order by run_seq") == [
         ("seed", "success"), ("run", "success"), ("build", "success"),
     ]
+    pg.unit_tests()  # once on this adapter: builds leave them out (tests/pipeline/test_unit_tests.py)
 
 
 def test_version_moves_event_to_another_item_and_day(pg: PostgresPipeline) -> None:

@@ -84,6 +84,7 @@ def test_generated_deliveries_build_identically_on_duckdb_and_spark(tmp_path: Pa
     for name in expected:
         assert got[name] == expected[name], f"{name} differs between DuckDB and Spark"
     assert spark.query("select distinct status from rerun_safe_runs") == [("success",)]
+    spark.unit_tests()  # once on Spark: builds leave them out (tests/pipeline/test_unit_tests.py)
 
 
 def test_malformed_rows_and_odd_files_stage_as_on_duckdb(tmp_path: Path, spark: SparkPipeline) -> None:
