@@ -58,7 +58,7 @@ def compare_snapshots(
         for key in sorted(set(left_relations) | set(right_relations)):
             relation = left_relations.get(key) or right_relations[key]
             model = models.get(key)
-            reason = _not_judged_reason(model, selected, purpose)
+            reason = _not_judged_reason(model, selected, purpose, key in project.sources)
             if reason:
                 comparison.not_judged.append(NotJudged(relation.display_name, reason))
                 continue
@@ -113,7 +113,9 @@ def compare_snapshots(
     return comparison
 
 
-def _not_judged_reason(model: Model | None, selected: Collection[str] | None, purpose: Purpose) -> str:
+def _not_judged_reason(model: Model | None, selected: Collection[str] | None, purpose: Purpose, source: bool = False) -> str:
+    if model is None and source:
+        return "a source of the project (its input; with --load-sources, the deliveries' rows)"
     if model is None:
         return "not a model of the project (created outside the DAG, e.g. by a hook)"
     if selected is not None and model.unique_id not in selected:

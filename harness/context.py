@@ -199,6 +199,10 @@ def finish(
         figures["rows compared"] = sum(c.rows_compared for c in comparisons)
     figures.update(exercised or {})
     figures.update(key_figures(lanes))
+    units = {node.unique_id for lane in lanes for run in lane.runs for node in run.nodes
+             if node.unique_id.startswith("unit_test.")}
+    if units:  # --unit-tests: how many of the project's unit tests the builds ran
+        figures["unit tests run"] = len(units)
     failed = (
         bool(findings["errors"])
         or not all(comparison.passed for comparison in comparisons)

@@ -86,6 +86,8 @@ class Model:
 class Project:
     name: str
     models: tuple[Model, ...]
+    # (schema, identifier) of the project's sources, lower case: the input tables, never judged
+    sources: frozenset[tuple[str, str]] = frozenset()
 
     def by_relation(self) -> dict[tuple[str, str], Model]:
         return {model.relation_key: model for model in self.models}
@@ -217,7 +219,12 @@ def load_manifest(target_path: Path, rename: tuple[str, str] | None = None) -> P
                 grains=tuple(grains),
             )
         )
-    return Project(name=project_name, models=tuple(sorted(models, key=lambda m: m.unique_id)))
+    sources = frozenset(
+        (logical_schema(str(source.get("schema") or ""), rename).lower(),
+         str(source.get("identifier") or source.get("name") or "").lower())
+        for source in (manifest.get("sources") or {}).values()
+    )
+    return Project(name=project_name, models=tuple(sorted(models, key=lambda m: m.unique_id)), sources=sources)
 
 
 def build_order(target_path: Path, unique_ids: Collection[str]) -> list[str]:

@@ -95,6 +95,8 @@ def test_the_sources_twin_passes_all(tmp_path: Path, capsys) -> None:
     assert "7 passed, 0 failed, 0 not exercised, 1 skipped, 0 could not run" in out
     assert "== lateness: SKIPPED" in out and "no column event_time, ingested_at" in out
     assert "rows appended to sources 21" in out  # replay loaded every batch again
+    # the loaded source tables are named as the input, not as something a hook made
+    assert "main_raw.raw_orders: not judged: a source of the project" in out, out
     assert "kill points reached (killed a running build) 2" in out or "kill points reached" in out
     # The profile's own file was never created.
     assert not (PROJECTS / "jaffle_sources" / "jaffle_shop.duckdb").exists()

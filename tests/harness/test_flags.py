@@ -144,5 +144,6 @@ def test_unit_tests_run_only_with_the_flag(tmp_path: Path, capsys) -> None:
         outputs.append(capsys.readouterr().out)
         assert code == 0, outputs[-1]  # a failing test is the project's finding, not the check's
     assert "revenue_of_one_sale_is_wrong_on_purpose" not in outputs[0], outputs[0]
+    assert "unit tests run" not in outputs[0] and "unit tests run 1" in outputs[1], outputs
     assert "dbt tests that failed" in outputs[1], outputs[1]
     assert "revenue_of_one_sale_is_wrong_on_purpose" in outputs[1], outputs[1]
