@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import sys
@@ -157,6 +158,14 @@ def run_dbt(args: Sequence[str], *, target_path: Path, env: dict[str, str] | Non
     )
 
 
+@functools.cache
+def dbt_has_unit_tests() -> bool:
+    """dbt-core 1.8 added unit tests; an older dbt refuses the selector `resource_type:unit_test`."""
+    from dbt.node_types import NodeType
+
+    return "unit_test" in {node_type.value for node_type in NodeType}
+
+
 def build_args(
     settings: DbtSettings,
     command: str,
@@ -192,7 +201,7 @@ def build_args(
     if select:
         args += ["--select", *select]
     excluded = list(settings.exclude) if command != "parse" else []
-    if command in ("build", "test") and not settings.unit_tests:
+    if command in ("build", "test") and not settings.unit_tests and dbt_has_unit_tests():
         excluded.append("resource_type:unit_test")
     if excluded:
         args += ["--exclude", *excluded]
