@@ -62,8 +62,8 @@ def dbt_arguments() -> argparse.ArgumentParser:
     dbt.add_argument("--exclude", nargs="+", default=[], metavar="SELECTOR", help="dbt --exclude")
     dbt.add_argument(
         "--unit-tests", action="store_true",
-        help="run the project's dbt unit tests in every build too (default: not run; they read "
-        "their fixtures, never the warehouse, so no check can find anything in them)",
+        help="run the project's dbt unit tests in every build of the checks too (default: not run; "
+        "they read their fixtures, never the warehouse, so no check can find anything in them)",
     )
     dbt.add_argument("--threads", type=int, default=None, metavar="N", help="dbt threads")
     dbt.add_argument(

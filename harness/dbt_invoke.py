@@ -38,9 +38,10 @@ class DbtSettings:
     # locations. None only for the demo, which builds the warehouse it is given.
     scratch: ScratchProfile | None = None
     exclude: tuple[str, ...] = ()
-    # dbt unit tests in the checks' builds: off by default. They read their fixtures, never the
-    # warehouse, so they give the same result in every build of every lane; the project's own
-    # CI runs them once. (On Spark they cost about 7 s a build.)
+    # dbt unit tests in the checks' builds (those through `scratch`; the demo's builds run them,
+    # as dbt does): off by default. They read their fixtures, never the warehouse, so they give
+    # the same result in every build of every lane; the project's own CI runs them once. (On
+    # Spark they cost about 7 s a build.)
     unit_tests: bool = False
     state: Path | None = None  # --state DIR: a manifest to select state:modified against
     defer: bool = False
@@ -201,7 +202,7 @@ def build_args(
     if select:
         args += ["--select", *select]
     excluded = list(settings.exclude) if command != "parse" else []
-    if command in ("build", "test") and not settings.unit_tests and dbt_has_unit_tests():
+    if command in ("build", "test") and settings.scratch is not None and not settings.unit_tests and dbt_has_unit_tests():
         excluded.append("resource_type:unit_test")
     if excluded:
         args += ["--exclude", *excluded]

@@ -147,3 +147,19 @@ def test_unit_tests_run_only_with_the_flag(tmp_path: Path, capsys) -> None:
     assert "unit tests run" not in outputs[0] and "unit tests run 1" in outputs[1], outputs
     assert "dbt tests that failed" in outputs[1], outputs[1]
     assert "revenue_of_one_sale_is_wrong_on_purpose" in outputs[1], outputs[1]
+
+
+def test_only_the_checks_builds_leave_unit_tests_out(tmp_path: Path) -> None:
+    from harness.dbt_invoke import DbtSettings, build_args
+    from harness.target import ScratchProfile
+
+    scratch = ScratchProfile(tmp_path, "profile", "dev", "duckdb", str(tmp_path / "user.duckdb"))
+
+    def leaves_out(settings: DbtSettings, command: str = "build") -> bool:
+        return "resource_type:unit_test" in build_args(settings, command, target_path=tmp_path, landing=None)
+
+    assert leaves_out(DbtSettings(tmp_path, scratch=scratch))
+    assert leaves_out(DbtSettings(tmp_path, scratch=scratch), "test")
+    assert not leaves_out(DbtSettings(tmp_path, scratch=scratch), "run")
+    assert not leaves_out(DbtSettings(tmp_path, scratch=scratch, unit_tests=True))
+    assert not leaves_out(DbtSettings(tmp_path))  # the demo builds the user's warehouse as dbt does
