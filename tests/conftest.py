@@ -14,9 +14,10 @@ TESTS = Path(__file__).resolve().parent
 # tests/spark runs whole on one worker, never beside itself. Two Spark modules at once (two
 # JVMs, each wanting both cores, plus the kill test's child JVMs) took 1.7 times as long each:
 # 394 -> 683 s and 389 -> 673 s in one CI run. Work goes out in collection order, so the long
-# modules are collected first, Spark first, then longest first (CI's JUnit times); the short
-# ones then fill in, and the two workers finish within seconds of each other. Collected in the
-# default order, the longest came last. Only an order: a module missing here still runs, after.
+# modules are collected first, Spark first, then longest first (CI's JUnit times), and the
+# short ones fill in at the end; in the default order the longest came last. On two busy cores
+# this moved CPU more than it saved (docs/architecture.md, CI time). Only an order: a module
+# missing here still runs, after these.
 LONGEST_FIRST = (
     "spark/test_spark_target.py",
     "spark/test_spark_kill.py",

@@ -189,7 +189,7 @@ class Pipeline:
         if command in ("build", "test") and UNIT_TESTS not in args:
             # the unit tests read fixtures, not the warehouse: each adapter runs them once
             # (unit_tests()), not in every build of every scenario
-            assert "--exclude" not in args, "pass --exclude to Pipeline.dbt through argv here"
+            assert "--exclude" not in args, "a second --exclude would not join this one: merge them"
             argv += ["--exclude", "resource_type:unit_test"]
         env = self.dbt_env()
         if not shared:
