@@ -25,7 +25,7 @@ from tests.postgres.conftest import PostgresServer
 from tests.postgres.project import PostgresPipeline
 
 DBT = str(Path(sys.executable).with_name("dbt"))
-DAYS = 5
+DAYS = 3  # an empty warehouse, an incremental day, an incremental day with a correction
 BUILDS = 4  # two that wait for the lease, two that refuse at once
 BUILD_TIMEOUT_S = 900
 REFUSED = "holds the warehouse"
@@ -92,7 +92,7 @@ class Warehouse(PostgresPipeline):
 def deliveries(tmp_path_factory: pytest.TempPathFactory) -> list[list[Path]]:
     """DAYS days of generated deliveries (redeliveries, versions, late rows, ...), by day."""
     folder = tmp_path_factory.mktemp("concurrent_deliveries")
-    generate(GeneratorConfig(days=DAYS, events_per_day=40, seed=14), folder)
+    generate(GeneratorConfig(days=DAYS, events_per_day=40, seed=3), folder)
     return deliveries_by_day(folder)
 
 
@@ -113,6 +113,9 @@ def clean(tmp_path_factory: pytest.TempPathFactory, postgres_server: PostgresSer
         pipeline.deliver(*files)  # same names, sizes and mtimes: same file ids
         pipeline.build(vars=day_vars(deliveries, index))
         states.append(state(pipeline))
+    # what the builds must agree on includes every kind of copy and late row (seed 3 has them in 3 days)
+    assert {row[1] for row in states[-1]["copies"]} >= {"current", "superseded", "conflicting", "late_waiting"}
+    assert {row[1] for row in states[-1]["late"]} == {"applied", "waiting"}
     return states
 
 
@@ -250,7 +253,7 @@ def test_repair_of_duplicated_staging_gives_the_clean_build(
                              f" and schemaname = '{pg.schema}'")[0]
     pg.execute(f"drop index {index_name}")  # a warehouse from before the constraint
     pg.execute("insert into stg_landing__events select * from stg_landing__events"
-               " where source_file like '" + deliveries[2][0].name[:10] + "%'")
+               " where source_file like '" + deliveries[DAYS // 2][0].name[:10] + "%'")
     assert pg.scalar("select count(*) - count(distinct _row_id) from stg_landing__events") > 0
 
     stuck = pg.dbt("build")
@@ -281,7 +284,7 @@ def test_repair_of_duplicated_staging_on_duckdb(tmp_path: Path, deliveries: list
     ledger = pipeline.table("fct_revenue_ledger")
     corrections = pipeline.table("int_corrections_recorded")
     pipeline.query("insert into stg_landing__events select * from stg_landing__events"
-                   " where source_file like '" + deliveries[2][0].name[:10] + "%'")
+                   " where source_file like '" + deliveries[DAYS // 2][0].name[:10] + "%'")
 
     stuck = pipeline.dbt("build")
     assert not stuck.success
