@@ -175,6 +175,16 @@ class Pipeline:
         os.utime(path, (self._mtime, self._mtime))
         return path
 
+    def copy(self, root: Path) -> "Pipeline":
+        """A new pipeline in `root` with this one's warehouse and landed files (times kept):
+        scenarios that share their first days build them once."""
+        assert type(self) is Pipeline, "a copy of a DuckDB pipeline only (the others keep state elsewhere)"
+        twin = Pipeline(root)
+        shutil.copytree(self.landing, twin.landing, dirs_exist_ok=True)
+        shutil.copy2(self.warehouse, twin.warehouse)
+        twin._mtime, twin._seeded = self._mtime, self._seeded
+        return twin
+
     # --- dbt --------------------------------------------------------------------------
     def dbt(self, command: str, *args: str, vars: dict[str, Any] | None = None) -> BuildResult:
         """One dbt command through the harness's invoker (harness.dbt_invoke.run_dbt)."""

@@ -42,17 +42,25 @@ def _crash_after_commit_of(monkeypatch: pytest.MonkeyPatch, model: str) -> dict:
     return state
 
 
-@pytest.mark.parametrize("model", MODELS)
-def test_crash_right_after_commit_keeps_data_and_progress_together(
-    pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch, model: str
-) -> None:
-    """The run dies right after one model's COMMIT: that model's progress row is there; the retry equals a full rebuild."""
+@pytest.fixture(scope="module")
+def day1(tmp_path_factory: pytest.TempPathFactory) -> Pipeline:
+    """Day 1 landed and run, once for the module: each test crashes in a copy of it."""
+    pipeline = Pipeline(tmp_path_factory.mktemp("day1"))
     pipeline.land("2026-11-01_001_main.csv", [
         event("A", 100), event("B", 200, order_item_id="i2"),
         event("C", 50, event_type="refund", order_item_id="i2"),
         event("L", 700, order_item_id="i7", event_time="2026-10-20T10:00:00Z", ingested_at="2026-11-01T12:00:00Z"),
     ])
     assert pipeline.run().success
+    return pipeline
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_crash_right_after_commit_keeps_data_and_progress_together(
+    day1: Pipeline, tmp_path, monkeypatch: pytest.MonkeyPatch, model: str
+) -> None:
+    """The run dies right after one model's COMMIT: that model's progress row is there; the retry equals a full rebuild."""
+    pipeline = day1.copy(tmp_path / "pipeline")
     # day 2: a duplicate, a move, a conflict, an invalid row, a new event, and a correction for L
     pipeline.land("2026-11-02_001_main.csv", [
         event("A", 100, **DAY2),
