@@ -90,6 +90,8 @@ def test_the_sources_twin_passes_all(tmp_path: Path, capsys) -> None:
     code, out = _run([
         "all", "--project-dir", str(PROJECTS / "jaffle_sources"), "--deliveries", str(SOURCE_DELIVERIES),
         "--load-sources", "--work-dir", str(tmp_path / "work"), "--quiet",
+        # fewer crash points than the default 3 stops and 2 kills: tests/harness/test_crash.py has more
+        "--crash-points", "2", "--kill-points", "1",
     ], capsys)
     assert code == 0, out
     assert "7 passed, 0 failed, 0 not exercised, 1 skipped, 0 could not run" in out
@@ -97,7 +99,7 @@ def test_the_sources_twin_passes_all(tmp_path: Path, capsys) -> None:
     assert "rows appended to sources 21" in out  # replay loaded every batch again
     # the loaded source tables are named as the input, not as something a hook made
     assert "main_raw.raw_orders: not judged: a source of the project" in out, out
-    assert "kill points reached (killed a running build) 2" in out or "kill points reached" in out
+    assert "kill points tried 1" in out, out
     # The profile's own file was never created.
     assert not (PROJECTS / "jaffle_sources" / "jaffle_shop.duckdb").exists()
 
