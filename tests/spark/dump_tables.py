@@ -7,7 +7,8 @@ list of `{"args": [...], "target_path": ..., "if_failed": bool}`: each is a `dbt
 session method, one JVM for all of them and the dump), run only if the previous one failed when
 `if_failed` is set. Then a Spark session on the same warehouse folder and Derby metastore (which
 admits one process at a time) reads the tables as `engine_state()` of tests/pipeline/project.py
-does. One JVM instead of one per build and one for the dump: each costs 15-20 s to start.
+does. One JVM instead of one per build and one for the dump: each costs 15-20 s to start. (The
+kill test also starts it with two builds and kills it during the second, before any dump.)
 """
 from __future__ import annotations
 

@@ -3,9 +3,11 @@ next build: it either repairs (the tables equal a clean build's) or stops with t
 repair command, and the repair gives the clean tables.
 
 The harness's `crash` check cannot drive Spark (it snapshots and restores DuckDB files), so this
-test kills a real `dbt build --target spark` in a child process. Every build here is a child
-process with its own JVM, on a warehouse folder of its own: the Derby metastore admits one
-process at a time, so this module never opens the in-process session of tests/spark/conftest.py.
+test kills a real `dbt build --target spark` in a child process. Every build here runs in a
+child process, on a warehouse folder of its own: the Derby metastore admits one process at a
+time, so this module never opens the in-process session of tests/spark/conftest.py. Two
+children, one JVM each (a JVM costs 15-20 s to start): the first build and the killed one; then
+the rerun, the repair if needed, and the dump of the tables (tests/spark/dump_tables.py).
 
 The kill lands while int_event_copies_classified runs its partition rewrite (found in dbt's
 debug log: the statement is logged just before Spark runs it). That is the model whose rerun
@@ -52,31 +54,41 @@ class SparkChild:
                     "RERUN_SAFE_SPARK_SCHEMA": "t_" + uuid.uuid4().hex[:12], "TZ": "UTC"}
         self.builds = 0
 
-    def args(self, *args: str) -> tuple[list[str], Path]:
+    def args(self, *args: str, landing: Path | None = None) -> tuple[list[str], Path]:
         """`dbt build`'s arguments for the next build, and its folder (target/ and logs/)."""
         self.builds += 1
         folder = self.root / f"build{self.builds}"
+        landing_path = str(landing or self.landing)
         return ["--target", "spark", "--project-dir", str(PROJECT_DIR),
                 "--profiles-dir", str(PROJECT_DIR), "--target-path", str(folder / "target"),
-                "--log-path", str(folder / "logs"), "--vars", json.dumps({"landing_path": str(self.landing)}),
+                "--log-path", str(folder / "logs"), "--vars", json.dumps({"landing_path": landing_path}),
                 *NO_TESTS, *args], folder
 
-    def build(self, *args: str) -> subprocess.CompletedProcess:
-        argv, _ = self.args(*args)
-        return subprocess.run([DBT, "build", *argv], env=self.env, capture_output=True, text=True, timeout=1200,
-                              check=False)
-
-    def build_killed_at(self, statement: re.Pattern) -> float:
-        """Start a build, SIGKILL its process group (dbt and the JVM) as soon as dbt's log shows
-        `statement` being sent to Spark; the seconds from start to kill."""
-        argv, folder = self.args()
-        started = time.monotonic()
-        child = subprocess.Popen([DBT, "build", *argv], env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                 start_new_session=True)
+    def build_then_killed_at(self, first_landing: Path, statement: re.Pattern) -> float:
+        """In one child process (one JVM): a first build of `first_landing`, then a build of the
+        landing folder, whose process group (dbt and the JVM) gets SIGKILL as soon as dbt's log
+        shows `statement` being sent to Spark; the seconds from the second build's start to the kill.
+        (Two folders, because nothing may land between the child's builds; a file's id is its
+        name and content, not its folder.)"""
+        (first, first_folder), (second, folder) = self.args(landing=first_landing), self.args()
+        builds = [{"args": first, "target_path": str(first_folder / "target")},
+                  {"args": second, "target_path": str(folder / "target")}]
+        child = subprocess.Popen([sys.executable, "-m", "tests.spark.dump_tables", str(self.root / "unused.json"),
+                                  json.dumps(builds)], env=self.env, cwd=PROJECT_DIR, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, start_new_session=True)
         log = folder / "logs" / "dbt.log"
+        started = time.monotonic()
         try:
+            while not log.exists():
+                assert child.poll() is None, f"the child ended ({child.returncode}) in its first build"
+                assert time.monotonic() - started < 900, "the first build took more than 900 s"
+                time.sleep(0.1)
+            statuses = {row["status"] for row in json.loads(
+                (first_folder / "target" / "run_results.json").read_text())["results"]}
+            assert statuses <= {"success", "pass"}, f"the first build failed: {statuses}"
+            started = time.monotonic()
             while True:
-                if log.exists() and statement.search(log.read_text(errors="replace")):
+                if statement.search(log.read_text(errors="replace")):
                     os.killpg(child.pid, signal.SIGKILL)
                     break
                 assert child.poll() is None, f"the build ended ({child.returncode}) before {statement.pattern}"
@@ -145,13 +157,13 @@ def test_a_build_killed_mid_write_is_repaired(tmp_path: Path, spark_available: N
 
     spark = SparkChild(tmp_path / "spark")
     try:
+        first_landing = spark.root / "landing_day1"
+        first_landing.mkdir()
         for path in days[0]:
+            (first_landing / path.name).write_bytes(path.read_bytes())
+        for path in days[0] + days[1]:
             (spark.landing / path.name).write_bytes(path.read_bytes())
-        first = spark.build()
-        assert first.returncode == 0, first.stdout[-3000:]
-        for path in days[1]:
-            (spark.landing / path.name).write_bytes(path.read_bytes())
-        killed_after = spark.build_killed_at(COPIES_WRITE)
+        killed_after = spark.build_then_killed_at(first_landing, COPIES_WRITE)
 
         report = spark.rerun_then_tables()
         rerun, *repair = report["builds"]
