@@ -86,11 +86,12 @@ def assert_each_bug_failed_its_check(mode: str, code: int, out: str, text: str) 
 
 
 def test_the_sources_twin_passes_all(tmp_path: Path, capsys) -> None:
-    # Defaults: every check that applies; lateness does not (no event/ingestion times).
+    # Every check that applies (no --only); lateness does not (no event/ingestion times).
     code, out = _run([
         "all", "--project-dir", str(PROJECTS / "jaffle_sources"), "--deliveries", str(SOURCE_DELIVERIES),
         "--load-sources", "--work-dir", str(tmp_path / "work"), "--quiet",
-        # fewer crash points than the default 3 stops and 2 kills: tests/harness/test_crash.py has more
+        # crash: 2 stops and 1 kill (the defaults are 3 and 2); tests/harness/test_crash.py stops
+        # and kills the landing twin 2 and 2 times
         "--crash-points", "2", "--kill-points", "1",
     ], capsys)
     assert code == 0, out

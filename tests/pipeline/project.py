@@ -78,6 +78,17 @@ class BuildResult:
         raise KeyError(f"{model} not in run_results: {sorted(self.statuses)}")
 
 
+# The pathologies (pipeline_demo.generate's counts) that generated deliveries must all hold
+# for a comparison across engines, or across racing builds, to cover every rule.
+GENERATED_KINDS = ("redelivered_rows", "resent_rows", "new_versions_v2", "moves_item", "moves_day",
+                   "conflicting_copies", "rows_late_gt_72h", "malformed_rows")
+
+
+def assert_every_kind(pathologies: dict[str, int]) -> None:
+    missing = [kind for kind in GENERATED_KINDS if not pathologies.get(kind)]
+    assert not missing, f"the generated deliveries have no {missing}: choose another seed ({pathologies})"
+
+
 def deliveries_by_day(folder: Path) -> list[list[Path]]:
     """The CSV deliveries of `folder` (generated: named `YYYY-MM-DD_...`), grouped by day, in
     name order within and across days."""

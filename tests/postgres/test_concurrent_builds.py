@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from pipeline_demo.generate import GeneratorConfig, generate
-from tests.pipeline.project import PROJECT_DIR, Pipeline, deliveries_by_day, event
+from tests.pipeline.project import PROJECT_DIR, Pipeline, assert_every_kind, deliveries_by_day, event
 from tests.postgres.conftest import PostgresServer
 from tests.postgres.project import PostgresPipeline
 
@@ -90,9 +90,11 @@ class Warehouse(PostgresPipeline):
 
 @pytest.fixture(scope="module")
 def deliveries(tmp_path_factory: pytest.TempPathFactory) -> list[list[Path]]:
-    """DAYS days of generated deliveries (redeliveries, versions, late rows, ...), by day."""
+    """DAYS days of generated deliveries, by day: redeliveries, resends, versions, moves, conflicts,
+    late and malformed rows (seed 3 has them all in 3 days; seed 14 in 5 days had no conflict)."""
     folder = tmp_path_factory.mktemp("concurrent_deliveries")
-    generate(GeneratorConfig(days=DAYS, events_per_day=40, seed=3), folder)
+    summary = generate(GeneratorConfig(days=DAYS, events_per_day=40, seed=3), folder)
+    assert_every_kind(summary.pathologies)
     return deliveries_by_day(folder)
 
 

@@ -3,11 +3,12 @@ next build: it either repairs (the tables equal a clean build's) or stops with t
 repair command, and the repair gives the clean tables.
 
 The harness's `crash` check cannot drive Spark (it snapshots and restores DuckDB files), so this
-test kills a real `dbt build --target spark` in a child process. Every build here runs in a
-child process, on a warehouse folder of its own: the Derby metastore admits one process at a
-time, so this module never opens the in-process session of tests/spark/conftest.py. Two
-children, one JVM each (a JVM costs 15-20 s to start): the first build and the killed one; then
-the rerun, the repair if needed, and the dump of the tables (tests/spark/dump_tables.py).
+test kills a real `dbt build --target spark`, run by dbt's Python API in a child process. Every
+build here runs in a child process, on a warehouse folder of its own: the Derby metastore admits
+one process at a time, so this module never opens the in-process session of
+tests/spark/conftest.py. Two child processes, one JVM each (a JVM costs 15-20 s to start): one
+runs the first build and then the build that gets killed; the other runs the rerun, the repair
+if needed, and the dump of the tables. Both run dbt through tests/spark/dump_tables.py.
 
 The kill lands while int_event_copies_classified runs its partition rewrite (found in dbt's
 debug log: the statement is logged just before Spark runs it). That is the model whose rerun
@@ -36,7 +37,6 @@ from tests.spark.conftest import _missing
 
 pytestmark = pytest.mark.spark
 
-DBT = str(Path(sys.executable).parent / "dbt")
 COPIES_WRITE = re.compile(r"insert overwrite table \S*int_event_copies_classified\S* partition \(revenue_date\)")
 REPAIR = ("--full-refresh", "--select", "stg_landing__deliveries+")
 NO_TESTS = ("--exclude", "resource_type:test", "resource_type:unit_test")
@@ -65,33 +65,43 @@ class SparkChild:
                 *NO_TESTS, *args], folder
 
     def build_then_killed_at(self, first_landing: Path, statement: re.Pattern) -> float:
-        """In one child process (one JVM): a first build of `first_landing`, then a build of the
-        landing folder, whose process group (dbt and the JVM) gets SIGKILL as soon as dbt's log
-        shows `statement` being sent to Spark; the seconds from the second build's start to the kill.
-        (Two folders, because nothing may land between the child's builds; a file's id is its
-        name and content, not its folder.)"""
+        """One child process (one JVM) runs two builds back to back: the first of `first_landing`
+        (day 1), then one of the landing folder (days 1 and 2), whose process group (dbt and the
+        JVM) gets SIGKILL as soon as dbt's log shows `statement` being sent to Spark. Returns the
+        seconds from the second build's start to the kill. (Two landing folders, because the
+        parent cannot land day 2 between the child's builds; a file's id is its name and
+        content, not its folder.)"""
         (first, first_folder), (second, folder) = self.args(landing=first_landing), self.args()
         builds = [{"args": first, "target_path": str(first_folder / "target")},
                   {"args": second, "target_path": str(folder / "target")}]
-        child = subprocess.Popen([sys.executable, "-m", "tests.spark.dump_tables", str(self.root / "unused.json"),
-                                  json.dumps(builds)], env=self.env, cwd=PROJECT_DIR, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL, start_new_session=True)
-        log = folder / "logs" / "dbt.log"
-        started = time.monotonic()
+        output = self.root / "killed_child.log"  # the child's own lines, for the asserts' messages
+        never_written = self.root / "killed_child.json"  # the child dies before it writes its report
+        with output.open("wb") as sink:
+            child = subprocess.Popen([sys.executable, "-m", "tests.spark.dump_tables", str(never_written),
+                                      json.dumps(builds)], env=self.env, cwd=PROJECT_DIR, stdout=sink,
+                                     stderr=subprocess.STDOUT, start_new_session=True)
+
+        def tail() -> str:
+            return output.read_text(errors="replace")[-3000:]
+
+        log = folder / "logs" / "dbt.log"  # created when the second build starts
+        first_results = first_folder / "target" / "run_results.json"
+        child_started = time.monotonic()
         try:
             while not log.exists():
-                assert child.poll() is None, f"the child ended ({child.returncode}) in its first build"
-                assert time.monotonic() - started < 900, "the first build took more than 900 s"
+                assert child.poll() is None, f"the child ended ({child.returncode}) in its first build:\n{tail()}"
+                assert time.monotonic() - child_started < 900, "the first build took more than 900 s"
                 time.sleep(0.1)
-            statuses = {row["status"] for row in json.loads(
-                (first_folder / "target" / "run_results.json").read_text())["results"]}
-            assert statuses <= {"success", "pass"}, f"the first build failed: {statuses}"
+            assert first_results.exists(), f"the first build wrote no run_results.json:\n{tail()}"
+            statuses = {row["status"] for row in json.loads(first_results.read_text())["results"]}
+            assert statuses and statuses <= {"success", "pass"}, f"the first build failed: {statuses}\n{tail()}"
             started = time.monotonic()
             while True:
                 if statement.search(log.read_text(errors="replace")):
                     os.killpg(child.pid, signal.SIGKILL)
                     break
-                assert child.poll() is None, f"the build ended ({child.returncode}) before {statement.pattern}"
+                assert child.poll() is None, (
+                    f"the build ended ({child.returncode}) before {statement.pattern}:\n{tail()}")
                 assert time.monotonic() - started < 900, f"no {statement.pattern} in {log} after 900 s"
                 time.sleep(0.02)
         finally:
