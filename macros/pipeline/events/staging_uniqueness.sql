@@ -16,8 +16,8 @@
     {#- DuckDB: one writer process per file, and the lease, already serialise every build; a
         unique ART index or a per-run probe of every staged _row_id costs time proportional to
         history (measured in docs/architecture.md). assert_deliveries_loaded_once covers the
-        way duplicates arise (a delivery loaded twice) at the cost of the batch. -#}
-    select 1 as unique_index_not_used
+        way duplicates arise (a delivery loaded twice) at the cost of the batch. Nothing
+        rendered: dbt skips an empty hook. -#}
 {% endmacro %}
 {% macro postgres__ensure_unique_staged_rows() %}
     {#- Rendered inside the model's transaction, after a full refresh's swap, so the query sees

@@ -120,12 +120,12 @@
 {% endmacro %}
 
 {#- Postgres: the PL/pgSQL helper the inspection uses, created before the deliveries model
-    runs (its pre-hook). Elsewhere nothing to prepare. -#}
+    runs (its pre-hook). Elsewhere nothing to prepare: an empty hook, which dbt skips. -#}
 {% macro prepare_landing_reader() %}
     {{- return(adapter.dispatch('prepare_landing_reader', 'rerun_safe')()) -}}
 {% endmacro %}
 
-{% macro default__prepare_landing_reader() %}select 1 as nothing_to_prepare{% endmacro %}
+{% macro default__prepare_landing_reader() %}{% endmacro %}
 
 {% macro postgres__prepare_landing_reader() %}
     create or replace function {{ adapter.quote(target.schema) }}.rerun_safe_utf8_or_null(content bytea) returns text

@@ -50,11 +50,10 @@
 
 {#- Post-hook of staging (before COMMIT): in `files` mode every delivery staged this run now
     has exactly its records staged, no more, no fewer (the inspection counted them with an
-    exact CSV parser; DuckDB's or Postgres's reader must agree). Fails naming the delivery. -#}
+    exact CSV parser; DuckDB's or Postgres's reader must agree). Fails naming the delivery.
+    In lookback mode nothing (an empty hook, which dbt skips). -#}
 {% macro assert_deliveries_conserved(deliveries, files_mode) %}
-    {%- if not files_mode -%}
-    select 1 as lookback_stages_part_of_a_delivery
-    {%- else -%}
+    {%- if files_mode -%}
     {%- set check -%}
     select {{ rerun_safe.raise_error_expression(
         "'rerun_safe: delivery ' || unbalanced.file_name || ' has ' || cast(unbalanced.records as " ~ rerun_safe.text_type() ~ ")"
