@@ -132,7 +132,9 @@ def judge(data: bytes) -> Verdict:
         line = data.count(b"\n", 0, error.start) + 1
         verdict.reason, verdict.first_error = "invalid_encoding", f"line {line}: not UTF-8 ({error.reason} at byte {error.start})"
         return verdict
-    longest_at, longest = max(enumerate(data.split(b"\n")), key=lambda item: len(item[1]))
+    longest_at, longest = (
+        max(enumerate(data.split(b"\n")), key=lambda item: len(item[1])) if len(data) > MAX_LINE_BYTES else (0, data)
+    )
     if len(longest) > MAX_LINE_BYTES:
         verdict.reason = "line_too_long"
         verdict.first_error = f"line {longest_at + 1}: {len(longest)} bytes, over the bound of {MAX_LINE_BYTES}"
@@ -141,6 +143,12 @@ def judge(data: bytes) -> Verdict:
         text = text[1:]
     if '"' not in text:
         return _judge_unquoted(text, verdict)
+    return _judge_line_by_line(text, verdict) or _judge_parsed(text, verdict)
+
+
+def _judge_parsed(text: str, verdict: Verdict) -> Verdict:
+    """The verdict of Python's CSV parser on the whole text: exact, and the reference the two
+    fast paths below must agree with (tests/bad_input/test_inspection.py)."""
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     header: list[str] | None = None
     records = 0
@@ -175,11 +183,53 @@ def judge(data: bytes) -> Verdict:
     return verdict
 
 
+def _lines(text: str) -> list[str]:
+    """The non-blank physical lines (ends LF, CRLF or CR), in order."""
+    return [line for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n") if line]
+
+
+def _judge_line_by_line(text: str, verdict: Verdict) -> Verdict | None:
+    """The parser's verdict on an accepted file that holds quotes, about three times faster; None
+    when some line does not parse alone (the caller then runs the parser on the whole text,
+    which finds and words the error).
+
+    Exact because the parser starts every record in the same state: a line that parses alone
+    ends outside any quoted field, so its line break ends its record, and each record of the
+    whole text is exactly one line. So when every line parses alone, the whole text parses, its
+    records are its non-blank lines, and no field holds a line break. Only lines with a quote
+    (or a NUL, which the parser may refuse) need the parser; any other line is fields between
+    commas."""
+    lines = _lines(text)
+    header: list[str] | None = None
+    try:
+        for line in lines:
+            if '"' in line or "\0" in line:
+                fields = next(csv.reader([line], strict=True))
+            elif header is None:
+                fields = line.split(",")
+            else:
+                continue
+            if header is None:
+                header = fields
+    except csv.Error:
+        return None
+    if header is None:
+        verdict.records = 0
+        return verdict
+    problem = _header_problem(header)
+    if problem:
+        verdict.reason, verdict.first_error = problem
+        return verdict
+    verdict.header = ",".join(h.strip() for h in header)
+    verdict.records = len(lines) - 1
+    return verdict
+
+
 def _judge_unquoted(text: str, verdict: Verdict) -> Verdict:
     """The same verdict for a file without a single quote, ten times faster than the parser:
     with nothing quoted, a record is a non-empty line (LF, CRLF or CR) and a field is what lies
     between commas."""
-    lines = [line for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n") if line]
+    lines = _lines(text)
     if not lines:
         verdict.records = 0
         return verdict

@@ -44,3 +44,50 @@ def test_judge_gives_each_catalogue_file_its_verdict(case) -> None:
 
 def test_identity_is_the_content() -> None:
     assert plugin.judge(b"a").content_md5 == plugin.judge(b"a").content_md5 != plugin.judge(b"b").content_md5
+
+
+_BALANCED = ['"a"', '"a,b"', '"say ""hi"""', '""', '" "', '"é"']
+_BREAKING = ['"x\ny"', '"x\r\ny"', '"open', 'close"', 'a"b', '"a"b', '"a" ']
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_line_by_line_path_agrees_with_the_parser(seed: int) -> None:
+    """Random files with quotes (escaped, around commas, over line breaks, unbalanced, stray, in
+    the header) mixed with blank lines and LF, CRLF and CR ends: whenever the line-by-line path
+    gives a verdict it is the whole-text parser's, and judge() always gives the parser's."""
+    rng = random.Random(seed)
+    header = list(HEADER)
+    if rng.random() < 0.2:
+        at = rng.randrange(len(header))
+        header[at] = '"' + header[at] + '"'
+    lines = [",".join(header)]
+    for _ in range(rng.randint(0, 25)):
+        if rng.random() < 0.15:
+            lines.append("")
+            continue
+        fields = [rng.choice(["x", "1", ""]) for _ in range(10)]
+        for _ in range(rng.choice([0, 1, 2])):
+            fields[rng.randrange(10)] = rng.choice(_BALANCED)
+        if rng.random() < 0.03:
+            fields[rng.randrange(10)] = rng.choice(_BREAKING)
+        lines.append(",".join(fields))
+    text = "".join(line + rng.choice(["\n", "\r\n", "\r"]) for line in lines)
+
+    def as_tuple(v: plugin.Verdict) -> tuple:
+        return (v.reason, v.first_error, v.header, v.records)
+
+    reference = plugin._judge_parsed(text, plugin.Verdict(content_md5=None))
+    fast = plugin._judge_line_by_line(text, plugin.Verdict(content_md5=None))
+    if fast is not None:
+        assert as_tuple(fast) == as_tuple(reference)
+    judged = plugin.judge(text.encode())
+    assert as_tuple(judged) == as_tuple(reference)
+
+
+def test_line_by_line_path_takes_accepted_quoted_files() -> None:
+    """The fast path is taken for an accepted file with quotes (the generator's malformed rows),
+    and hands an unbalanced quote to the parser."""
+    good = ",".join(HEADER) + '\n"e1",sale,c,o,i,"1,0",EUR,t,t,1\n\ne2,sale,c,o,i,2,EUR,t,t,1\r\n'
+    fast = plugin._judge_line_by_line(good, plugin.Verdict(content_md5=None))
+    assert fast is not None and (fast.reason, fast.records) == (None, 2)
+    assert plugin._judge_line_by_line(good + '"open,x\n', plugin.Verdict(content_md5=None)) is None
