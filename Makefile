@@ -62,8 +62,8 @@ bench: setup
 	$(BIN)/python bench/run.py
 
 # 1M and 3M events only (docs/benchmarks-quick.md): the same steps and ratios as `make bench`, with
-# the full refresh and the one-pass floor at both sizes, the peer at 1M, no idempotency check and
-# no memory run.
+# the full refresh and the one-pass floor at 3M (where R2 and RF are judged), the peer at 1M, no
+# idempotency check and no memory run.
 bench-quick: setup
 	$(BIN)/python bench/run.py --quick --out bench/out-quick
 
