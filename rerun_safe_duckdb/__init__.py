@@ -171,6 +171,12 @@ def _judge_parsed(text: str, verdict: Verdict) -> Verdict:
         verdict.reason = "unterminated_quote" if unterminated else "malformed_csv"
         verdict.first_error = f"line {reader.line_num}: {error}"
         return verdict
+    return _with_header(verdict, header, records)
+
+
+def _with_header(verdict: Verdict, header: list[str] | None, records: int) -> Verdict:
+    """The verdict of a file that parsed: no header (nothing but blank lines) is an empty
+    delivery; otherwise the header is checked and, when it is good, kept with the record count."""
     if header is None:
         verdict.records = 0
         return verdict
@@ -213,16 +219,7 @@ def _judge_line_by_line(text: str, verdict: Verdict) -> Verdict | None:
                 header = fields
     except csv.Error:
         return None
-    if header is None:
-        verdict.records = 0
-        return verdict
-    problem = _header_problem(header)
-    if problem:
-        verdict.reason, verdict.first_error = problem
-        return verdict
-    verdict.header = ",".join(h.strip() for h in header)
-    verdict.records = len(lines) - 1
-    return verdict
+    return _with_header(verdict, header, len(lines) - 1)
 
 
 def _judge_unquoted(text: str, verdict: Verdict) -> Verdict:
@@ -230,17 +227,7 @@ def _judge_unquoted(text: str, verdict: Verdict) -> Verdict:
     with nothing quoted, a record is a non-empty line (LF, CRLF or CR) and a field is what lies
     between commas."""
     lines = _lines(text)
-    if not lines:
-        verdict.records = 0
-        return verdict
-    header = lines[0].split(",")
-    problem = _header_problem(header)
-    if problem:
-        verdict.reason, verdict.first_error = problem
-        return verdict
-    verdict.header = ",".join(h.strip() for h in header)
-    verdict.records = len(lines) - 1
-    return verdict
+    return _with_header(verdict, lines[0].split(",") if lines else None, len(lines) - 1)
 
 
 def inspect_delivery(path: str) -> dict[str, Any]:
