@@ -1012,8 +1012,8 @@ def main(argv: list[str] | None = None) -> int:
                         "largest size up to 10M, where R2 and RF are judged; at 30M the history build, a full build "
                         "of the same SQL, is the one measured)")
     p.add_argument("--one-pass-sizes", default=None,
-                   help="sizes at which the one-pass floor runs after the full refresh (default: where the full "
-                        "refresh runs; RF is judged at 10M, and at 30M its copy needs 20 GB more disk)")
+                   help="sizes at which the one-pass floor runs after the full refresh (default: the largest "
+                        "size with a full refresh; RF is judged at 10M, and at 30M its copy needs 20 GB more disk)")
     p.add_argument("--memory-size", type=int, default=30_000_000,
                    help="size whose history build (a full build) runs at --memory-limit (default 30M; -1: none)")
     p.add_argument("--memory-limit", default="2GB",
@@ -1051,7 +1051,7 @@ def main(argv: list[str] | None = None) -> int:
     judged = [str(n) for n in sizes if n <= 10_000_000][-1:]
     a.full_refresh_sizes = {int(x) for x in (a.full_refresh_sizes or ",".join(judged)).split(",") if x.strip()}
     a.one_pass_sizes = ({int(x) for x in a.one_pass_sizes.split(",") if x.strip()} if a.one_pass_sizes
-                        else {int(x) for x in judged} & a.full_refresh_sizes)
+                        else set(sorted(a.full_refresh_sizes)[-1:]))  # the largest size with a full refresh
     if not a.one_pass_sizes <= a.full_refresh_sizes:
         p.error("--one-pass-sizes: the one-pass floor runs after the full refresh, so each of its sizes must "
                 "be in --full-refresh-sizes")
