@@ -1048,8 +1048,9 @@ def main(argv: list[str] | None = None) -> int:
     a.peer_sizes = {int(x) for x in a.peer_sizes.split(",") if x.strip()}
     # by default the full refresh and the one-pass floor run where R2 and RF are judged: the largest
     # size up to 10M (10M; 3M for --quick); at the smaller sizes they judged nothing and cost 40 s
-    judged = [str(n) for n in sizes if n <= 10_000_000][-1:]
-    a.full_refresh_sizes = {int(x) for x in (a.full_refresh_sizes or ",".join(judged)).split(",") if x.strip()}
+    up_to_10m = [n for n in sizes if n <= 10_000_000]  # sizes is sorted
+    a.full_refresh_sizes = ({int(x) for x in a.full_refresh_sizes.split(",") if x.strip()} if a.full_refresh_sizes
+                            else set(up_to_10m[-1:]))
     a.one_pass_sizes = ({int(x) for x in a.one_pass_sizes.split(",") if x.strip()} if a.one_pass_sizes
                         else set(sorted(a.full_refresh_sizes)[-1:]))  # the largest size with a full refresh
     if not a.one_pass_sizes <= a.full_refresh_sizes:
