@@ -68,7 +68,7 @@ def engine_state(pipeline: "Pipeline") -> dict[str, list[tuple]]:
 @dataclass
 class BuildResult:
     success: bool
-    statuses: dict[str, str]  # unique_id -> status from run_results.json
+    statuses: dict[str, str]  # unique_id -> status, as run_results.json gives it
     messages: dict[str, str]
 
     def status_of(self, model: str) -> str:
@@ -214,14 +214,14 @@ class Pipeline:
             argv += ["--exclude", "resource_type:unit_test"]
         env = self.dbt_env()
         if not shared:
-            result = run_dbt(argv, target_path=self.target_path, env=env)
+            result = run_dbt(argv, target_path=self.target_path, env=env, write_json=False)
         else:
             env["DBT_DUCKDB_PATH"] = str(self.warehouse.relative_to(self.root))
             with _shared_parse(self, json.dumps(all_vars, sort_keys=True)):
-                result = run_dbt(argv, target_path=self.target_path, env=env)
+                result = run_dbt(argv, target_path=self.target_path, env=env, write_json=False)
         if not result.wrote_results:
             # dbt stopped before running anything (a compilation error while parsing)
-            assert not result.success, f"dbt {command} wrote no run_results.json"
+            assert not result.success, f"dbt {command} returned no results"
             return BuildResult(success=False, statuses={}, messages={"dbt": str(result.error)})
         if result.success and (command == "seed" or (command == "build" and not {"--select", "-s"} & set(args))):
             self._seeded = True
