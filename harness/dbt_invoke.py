@@ -126,8 +126,10 @@ class Invocation:
 
     success: bool  # dbt's own verdict: false on an error, and on a failing data test too
     error: str | None  # dbt's exception: it could not run (a compilation error, no connection)
-    nodes: list[NodeResult]  # from this command's run_results.json (none if it wrote none)
-    wrote_results: bool
+    # this command's results: from its run_results.json, or with write_json=False from dbtRunner's
+    # in-memory result (none if dbt stopped before running any node)
+    nodes: list[NodeResult]
+    wrote_results: bool  # whether there were results to read (the file, or the in-memory result)
     duration_s: float
 
 
@@ -135,7 +137,7 @@ def run_dbt(
     args: Sequence[str], *, target_path: Path, env: dict[str, str] | None = None, write_json: bool = True,
 ) -> Invocation:
     """Run one dbt command (`args`, which must write to `target_path`) in this process with
-    `env` set, and read its outcome from run_results.json. The one dbtRunner call that the
+    `env` set, and read its outcome (from run_results.json by default). The one dbtRunner call that the
     harness and this repository's tests share.
 
     A previous run_results.json is removed first, so an outcome is never read twice; after
