@@ -379,6 +379,7 @@ def bench_size(n: int, a: argparse.Namespace, env: dict, project: Path) -> dict:
     correct_db = work / "mb_correct.duckdb"
     if peer and n in a.peer_correct_sizes:  # its warehouse before that run, for the wide run below
         shutil.copyfile(mb_db, correct_db)
+        os.sync()  # the copy's dirty pages are not written during the timed run
     if peer:
         log(f"{lab}: microbatch peer incremental")
         win_start = (batch_day - dt.timedelta(days=LOOKBACK_DAYS)).isoformat()
@@ -387,14 +388,15 @@ def bench_size(n: int, a: argparse.Namespace, env: dict, project: Path) -> dict:
                                        mb_env, work / "mb_target", logs / "peer_incremental", vars_,
                                        "peer_incremental")
         res["peer"] = peer_correctness(wh, mb_db, batch_day)
-    # 4c. the peer at equal correctness: the same run with a window wide enough to be right, from the
-    # earliest day the batch changed a contribution on (read from our copies written by the run; a
-    # late_waiting copy contributes nothing). The most favourable window for the peer: a user of it
-    # would not know that day, and would need a lookback as long as the history.
+    # 4c. the peer at equal correctness: the same run from the same warehouse, its window widened to the
+    # earliest day whose daily revenue the batch changed (the peer's revenue before the run against ours
+    # after it), and never narrower than lookback 3 (which reads the batch's files). The narrowest window
+    # of that form that can be right, so the most favourable to the peer; a user of the peer would have
+    # to choose it before the batch arrives.
     if peer and n in a.peer_correct_sizes:
-        first_day = query(wh, "select min(revenue_date) from main.int_event_copies_classified "
-                              "where copy_status != 'late_waiting' and _written_run_seq = "
-                              "(select max(_written_run_seq) from main.int_event_copies_classified)")[0][0]
+        changed = first_changed_day(wh, correct_db)
+        first_day = min(changed, batch_day - dt.timedelta(days=LOOKBACK_DAYS)) if changed else \
+            batch_day - dt.timedelta(days=LOOKBACK_DAYS)
         end = batch_day + dt.timedelta(days=1)
         log(f"{lab}: microbatch peer incremental, window from {first_day} (equal correctness)")
         runs["peer_correct"] = dbt(PEER, ["run", "--event-time-start", first_day.isoformat(), "--event-time-end",
@@ -480,6 +482,25 @@ def memory_run(project: Path, cmd: str, env: dict, limit: str, tgt: Path, logs: 
         poller.join()
     return {"limit": limit, "completed": True, "peak_rss_mb": r["peak_rss_mb"], "wall_s": r["wall_s"],
             "model_s": r["model_s"], "spill_peak_mb": peak[0] / 1e6, "run": r}
+
+
+def first_changed_day(wh: Path, mb_db: Path) -> dt.date | None:
+    """The earliest revenue_date on which the peer's daily revenue (mb_db) differs from ours (wh)."""
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute(f"attach {sql_str(wh)} as a (read_only)")
+    con.execute(f"attach {sql_str(mb_db)} as b (read_only)")
+    try:
+        return con.execute("""
+            select min(coalesce(a.revenue_date, b.revenue_date))
+            from a.main.fct_daily_revenue a
+            full join b.main.mb_daily_revenue b using (company_id, revenue_date, currency)
+            where a.revenue_date is null or b.revenue_date is null or a.net_cents != b.net_cents
+               or a.gross_cents != b.gross_cents or a.refunded_cents != b.refunded_cents
+               or a.event_count != b.event_count""").fetchone()[0]
+    finally:
+        con.close()
 
 
 def peer_correctness(wh: Path, mb_db: Path, batch_day: dt.date) -> dict:
@@ -814,9 +835,10 @@ def render(results: list[dict], rat: list[dict], mach: dict, a: argparse.Namespa
         "Its incremental run is `dbt run --event-time-start <batch day - 3> --event-time-end <batch day + 1>`, "
         "the exact window `lookback: 3` gives when run on the batch day (the data is dated in the future of the "
         "wall clock, so the window is passed explicitly). At equal correctness (R4 with `=`, at "
-        "`--peer-correct-sizes`): the same run from the same warehouse, its window starting on the earliest day "
-        "on which the batch changed a contribution (read from our copies written by the run), the narrowest "
-        "window that can be right; its daily revenue is checked against ours.")
+        "`--peer-correct-sizes`): the same run from the same warehouse (copied before the lookback-3 run), its "
+        "window starting on the earliest day whose daily revenue the batch changed (the peer's revenue before "
+        "the run against ours after it), or the lookback-3 window's start if that is earlier: the narrowest window "
+        "of that form that can be right; its daily revenue is checked against ours.")
     add("")
     log_file = BENCH / "optimisation_log.md"
     if log_file.exists():  # hand-written: what each change bought, kept across re-renders
@@ -878,10 +900,11 @@ def render(results: list[dict], rat: list[dict], mach: dict, a: argparse.Namespa
         if "peer_correct" in r:
             p = r["peer_correct"]
             add(f"- microbatch peer with its window from {p['window_start']} ({p['window_days']} day batches: from the "
-                "earliest day on which the batch changed a contribution) vs ours, fct_daily_revenue: "
+                "earliest day whose daily revenue the batch changed, or the lookback-3 window if that is earlier) vs "
+                "ours, fct_daily_revenue: "
                 + ("**equal**" if p["equal"] else f"**NOT equal** ({p['diff_rows']} differing rows on {p['days_wrong']} day(s))")
-                + ". The narrowest window that is right for this batch: a user of the peer has to choose it before "
-                "the batch arrives, and a shorter one is wrong, as above.")
+                + ". A user of the peer would have to choose that window before the batch arrives; lookback 3 is wrong "
+                "when it is shorter, as above.")
         if "idempotency" in r:
             x = r["idempotency"]
             add(f"- idempotency check ({x['method']}): {'passed' if x['passed'] else 'FAILED or could not run (rc ' + str(x['rc']) + ')'}, "

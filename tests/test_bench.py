@@ -43,14 +43,14 @@ def test_bench_small_writes_tables_and_ratios(tmp_path: Path) -> None:
                      r"\*\*met \(completed\)\*\*", text, flags=re.M)
     assert re.search(r"^\| T \| this benchmark run, minutes .* \| [0-9.]+ \| - \| <= 30 \| \*\*(met|not met)\*\*", text, flags=re.M)
     assert re.search(r"^\| peer_incremental \| ", text, flags=re.M)
-    # the peer at equal correctness (--small: at the largest size): its window starts on the earliest day the
-    # batch changed a contribution, and with it the peer's daily revenue equals ours
-    assert re.search(r"^\| peer_correct \| microbatch peer: dbt run, window wide enough to be right \(from 2026-\d\d-\d\d\) \| "
+    # the peer at equal correctness (where the peer runs: 60k): its window reaches back to the earliest day
+    # whose daily revenue the batch changed, and with it the peer's daily revenue equals ours
+    assert re.search(r"^\| peer_correct \| microbatch peer: dbt run, window wide enough to be right \(from \d{4}-\d\d-\d\d\) \| "
                      r"[0-9.,]+ \| [0-9.,]+ \|", per_size, flags=re.M)
-    assert re.search(r"^- microbatch peer with its window from 2026-\d\d-\d\d \(\d+ day batches: .*\) vs ours, "
+    assert re.search(r"^- microbatch peer with its window from \d{4}-\d\d-\d\d \(\d+ day batches: .*\) vs ours, "
                      r"fct_daily_revenue: \*\*equal\*\*\.", per_size, flags=re.M), per_size
     assert re.search(r"^\| R4= \| t_microbatch_correct\(60k\) / t_inc\(60k\): the peer at equal correctness, its window "
-                     r"from 2026-\d\d-\d\d \(\d+ days\) \| [0-9.]+ \| [0-9.]+ \| >= 2 \| \*\*(met|not met)\*\* "
+                     r"from \d{4}-\d\d-\d\d \(\d+ days\) \| [0-9.]+ \| [0-9.]+ \| >= 2 \| \*\*(met|not met)\*\* "
                      r"\(equal daily revenue\) \|$", text, flags=re.M)
     # the floor's own growth is shown for reference, not judged
     assert re.search(r"^\| R1f \| t_floor\(60k\) / t_floor\(20k\): .* \| [0-9.]+ \| [0-9.]+ \| - \| \*\*reference\*\* \|$",
