@@ -28,6 +28,7 @@ reported against their targets; nothing here asserts a timing.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import datetime as dt
 import json
@@ -234,22 +235,29 @@ def sql_str(path: Path) -> str:
     return "'" + str(path).replace("'", "''") + "'"
 
 
-def table_diff(db_a: Path, db_b: Path, pairs: list[tuple[str, str, str]]) -> dict:
-    """Multiset differences (EXCEPT ALL both ways) of tables in two DuckDB files."""
+@contextlib.contextmanager
+def attached(db_a: Path, db_b: Path):
+    """An in-memory DuckDB connection with `db_a` attached as `a` and `db_b` as `b`, read-only."""
     import duckdb
 
     con = duckdb.connect()
-    con.execute(f"attach {sql_str(db_a)} as a (read_only)")
-    con.execute(f"attach {sql_str(db_b)} as b (read_only)")
-    out = {}
     try:
+        con.execute(f"attach {sql_str(db_a)} as a (read_only)")
+        con.execute(f"attach {sql_str(db_b)} as b (read_only)")
+        yield con
+    finally:
+        con.close()
+
+
+def table_diff(db_a: Path, db_b: Path, pairs: list[tuple[str, str, str]]) -> dict:
+    """Multiset differences (EXCEPT ALL both ways) of tables in two DuckDB files."""
+    out = {}
+    with attached(db_a, db_b) as con:
         for key, qa, qb in pairs:
             ab = con.execute(f"select count(*) from (({qa}) except all ({qb}))").fetchone()[0]
             ba = con.execute(f"select count(*) from (({qb}) except all ({qa}))").fetchone()[0]
             rows = con.execute(f"select count(*) from ({qa})").fetchone()[0]
             out[key] = {"rows": rows, "only_a": ab, "only_b": ba, "equal": ab == 0 and ba == 0}
-    finally:
-        con.close()
     return out
 
 
@@ -377,7 +385,8 @@ def bench_size(n: int, a: argparse.Namespace, env: dict, project: Path) -> dict:
 
     # 4b. the peer's incremental run: the window lookback 3 gives when run on the batch day
     correct_db = work / "mb_correct.duckdb"
-    if peer and n in a.peer_correct_sizes:  # its warehouse before that run, for the wide run below
+    peer_correct = peer and n in a.peer_correct_sizes
+    if peer_correct:  # its warehouse before that run, for the wide run below
         shutil.copyfile(mb_db, correct_db)
         os.sync()  # the copy's dirty pages are not written during the timed run
     if peer:
@@ -393,10 +402,9 @@ def bench_size(n: int, a: argparse.Namespace, env: dict, project: Path) -> dict:
     # after it), and never narrower than lookback 3 (which reads the batch's files). The narrowest window
     # of that form that can be right, so the most favourable to the peer; a user of the peer would have
     # to choose it before the batch arrives.
-    if peer and n in a.peer_correct_sizes:
-        changed = first_changed_day(wh, correct_db)
-        first_day = min(changed, batch_day - dt.timedelta(days=LOOKBACK_DAYS)) if changed else \
-            batch_day - dt.timedelta(days=LOOKBACK_DAYS)
+    if peer_correct:
+        lookback_start = batch_day - dt.timedelta(days=LOOKBACK_DAYS)
+        first_day = min(first_changed_day(wh, correct_db) or lookback_start, lookback_start)
         end = batch_day + dt.timedelta(days=1)
         log(f"{lab}: microbatch peer incremental, window from {first_day} (equal correctness)")
         runs["peer_correct"] = dbt(PEER, ["run", "--event-time-start", first_day.isoformat(), "--event-time-end",
@@ -484,23 +492,21 @@ def memory_run(project: Path, cmd: str, env: dict, limit: str, tgt: Path, logs: 
             "model_s": r["model_s"], "spill_peak_mb": peak[0] / 1e6, "run": r}
 
 
+# Our daily revenue (a) against the peer's (b), one row per (company, day, currency) of either: its day d,
+# the net difference dn, and whether the row differs (bad; net = gross - refunded on both sides).
+REVENUE_DIFF_SQL = """
+    select coalesce(a.revenue_date, b.revenue_date) as d,
+           coalesce(a.net_cents, 0) - coalesce(b.net_cents, 0) as dn,
+           (a.revenue_date is null or b.revenue_date is null or a.net_cents != b.net_cents
+            or a.gross_cents != b.gross_cents or a.event_count != b.event_count) as bad
+    from a.main.fct_daily_revenue a
+    full join b.main.mb_daily_revenue b using (company_id, revenue_date, currency)"""
+
+
 def first_changed_day(wh: Path, mb_db: Path) -> dt.date | None:
     """The earliest revenue_date on which the peer's daily revenue (mb_db) differs from ours (wh)."""
-    import duckdb
-
-    con = duckdb.connect()
-    con.execute(f"attach {sql_str(wh)} as a (read_only)")
-    con.execute(f"attach {sql_str(mb_db)} as b (read_only)")
-    try:
-        return con.execute("""
-            select min(coalesce(a.revenue_date, b.revenue_date))
-            from a.main.fct_daily_revenue a
-            full join b.main.mb_daily_revenue b using (company_id, revenue_date, currency)
-            where a.revenue_date is null or b.revenue_date is null or a.net_cents != b.net_cents
-               or a.gross_cents != b.gross_cents or a.refunded_cents != b.refunded_cents
-               or a.event_count != b.event_count""").fetchone()[0]
-    finally:
-        con.close()
+    with attached(wh, mb_db) as con:
+        return con.execute(f"select min(d) filter (where bad) from ({REVENUE_DIFF_SQL})").fetchone()[0]
 
 
 def peer_correctness(wh: Path, mb_db: Path, batch_day: dt.date) -> dict:
@@ -509,22 +515,9 @@ def peer_correctness(wh: Path, mb_db: Path, batch_day: dt.date) -> dict:
     diff = table_diff(wh, mb_db, [(
         "fct_daily_revenue", f"select {FCT_COLS['fct_daily_revenue']} from a.main.fct_daily_revenue",
         f"select {FCT_COLS['fct_daily_revenue']} from b.main.mb_daily_revenue")])["fct_daily_revenue"]
-    import duckdb
-
-    con = duckdb.connect()
-    con.execute(f"attach {sql_str(wh)} as a (read_only)")
-    con.execute(f"attach {sql_str(mb_db)} as b (read_only)")
-    try:
-        days_wrong, net_wrong = con.execute(f"""
-            with x as (
-                select coalesce(a.revenue_date, b.revenue_date) as d,
-                       coalesce(a.net_cents, 0) - coalesce(b.net_cents, 0) as dn,
-                       (a.revenue_date is null or b.revenue_date is null or a.net_cents != b.net_cents
-                        or a.gross_cents != b.gross_cents or a.event_count != b.event_count) as bad
-                from a.main.fct_daily_revenue a
-                full join b.main.mb_daily_revenue b using (company_id, revenue_date, currency)
-            )
-            select count(distinct d) filter (where bad), coalesce(sum(abs(dn)), 0) from x""").fetchone()
+    with attached(wh, mb_db) as con:
+        days_wrong, net_wrong = con.execute(
+            f"select count(distinct d) filter (where bad), coalesce(sum(abs(dn)), 0) from ({REVENUE_DIFF_SQL})").fetchone()
         seq = con.execute("select max(_loaded_run_seq) from a.main.stg_landing__events").fetchone()[0]
         late, late_out = con.execute(f"""
             select count(*) filter (where epoch(ingested_at) - epoch(event_time) > {LATENESS_H} * 3600),
@@ -538,8 +531,6 @@ def peer_correctness(wh: Path, mb_db: Path, batch_day: dt.date) -> dict:
             select count(distinct c.event_id)
             from a.main.int_event_copies_classified c semi join changed using (event_id)
             where c.revenue_date < date '{win}' and c.copy_status in ('current', 'superseded')""").fetchone()[0]
-    finally:
-        con.close()
     return {"window_start": win.isoformat(), "diff_rows": diff["only_a"] + diff["only_b"], "equal": diff["equal"],
             "days_wrong": days_wrong, "abs_net_cents_wrong": int(net_wrong), "batch_late_rows": late,
             "batch_late_rows_before_window": late_out, "changed_events_touching_days_before_window": stale}
@@ -642,8 +633,9 @@ def ratios(results: list[dict], idem_size: int, total_s: float | None = None, t_
                 "target": 1.0, "le": True})
     # one row per size the peer ran at (R4a at the smallest, R4b next...): the target holds at each
     peers = sorted((r for r in results if "peer_incremental" in r["runs"]), key=lambda r: r["n"])
+    r4_id = lambda i: "R4" + (chr(ord("a") + i) if len(peers) > 1 else "")  # noqa: E731
     for i, pr in enumerate(peers or [None]):
-        out.append({"id": "R4" + (chr(ord("a") + i) if len(peers) > 1 else ""),
+        out.append({"id": r4_id(i),
                     "name": f"t_microbatch({pr['label'] if pr else '-'}) / t_inc({pr['label'] if pr else '-'})",
                     "value": ratio(w(pr, "peer_incremental"), w(pr, "incremental")) if pr else None,
                     "models": ratio(m(pr, "peer_incremental"), m(pr, "incremental")) if pr else None,
@@ -655,7 +647,7 @@ def ratios(results: list[dict], idem_size: int, total_s: float | None = None, t_
         if "peer_correct" not in pr["runs"]:
             continue
         pc = pr["peer_correct"]
-        out.append({"id": "R4" + (chr(ord("a") + i) if len(peers) > 1 else "") + "=",
+        out.append({"id": r4_id(i) + "=",
                     "name": f"t_microbatch_correct({pr['label']}) / t_inc({pr['label']}): the peer at equal correctness, "
                             f"its window from {pc['window_start']} ({pc['window_days']} days)",
                     "value": ratio(w(pr, "peer_correct"), w(pr, "incremental")),
