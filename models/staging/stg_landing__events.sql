@@ -19,7 +19,7 @@
                 'rows_invalid': 'select count(*) from ' ~ this ~ ' where _loaded_run_seq = ' ~ rerun_safe.current_run_seq() ~ ' and invalid_reason is not null',
                 'rows_total': 'select count(*) from ' ~ this,
             }) }}",
-            "{{ rerun_safe.assert_deliveries_conserved(ref('stg_landing__deliveries'), files_mode) }}",
+            "{{ rerun_safe.assert_deliveries_conserved(ref('stg_landing__deliveries')) }}",
             "{{ rerun_safe.record_loaded_files(ref('stg_landing__deliveries')) }}",
         ],
     )
