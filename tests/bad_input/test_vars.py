@@ -35,3 +35,41 @@ def test_sql_in_any_var_never_runs(name: str, pipeline: Pipeline) -> None:
     check_sql_in_var(pipeline, name)
     tables = pipeline.query("select table_name from information_schema.tables") if pipeline.warehouse.exists() else []
     assert not [t for (t,) in tables if t.startswith("pwned")]
+
+
+# A valid value of every var the project reads (defaults, or harmless test values).
+VALID_VALUES: dict[str, object] = {
+    "landing_path": "landing", "allowed_lateness_hours": 72, "lookback_hours": 96, "source_window": "files",
+    "correct_from": "2026-11-01", "correct_to": "2026-11-01", "max_amount_cents": 10**12,
+    "max_event_time_ahead_hours": 24, "accept_missing_deliveries": False,
+    "rerun_safe_fail_model": "no_such_model", "rerun_safe_lock_timeout_seconds": 0,
+    "rerun_safe_lease_stale_seconds": 0,
+}
+
+
+@pytest.mark.parametrize("typo, nearest", [
+    ("alowed_lateness_hours", "allowed_lateness_hours"),
+    ("Landing_Path", "landing_path"),
+    ("max_amount", "max_amount_cents"),
+    ("rerun_safe_fail_modle", "rerun_safe_fail_model"),
+])
+def test_an_unknown_var_fails_naming_it_and_the_nearest_name(typo: str, nearest: str, pipeline: Pipeline) -> None:
+    """A var the project does not read would silently leave the default in force: it stops the
+    run before any write (no run registered, no table), naming the var and the nearest known name."""
+    pipeline.land("2026-11-01_a.csv", [row("v1")])
+    result = pipeline.dbt("build", vars={typo: 48})
+    message = " ".join(result.messages.values())
+    assert not result.success
+    assert f"unknown var {typo} (did you mean {nearest}?)" in message, message
+    tables = pipeline.query("select table_name from information_schema.tables") if pipeline.warehouse.exists() else []
+    assert tables == [], tables
+
+
+def test_every_var_the_project_reads_is_known(pipeline: Pipeline) -> None:
+    """Each var the project reads (declared, or read by a macro: project_vars), at a valid
+    value, in one build: none is refused as unknown, the build succeeds and registers the run."""
+    assert set(project_vars()) == set(VALID_VALUES), "a var was added or removed: give VALID_VALUES a value for it"
+    pipeline.land("2026-11-01_a.csv", [row("v1")])
+    pipeline.build(vars=VALID_VALUES)
+    assert pipeline.scalar("select count(*) from rerun_safe_runs where status = 'success'") == 1
+    assert pipeline.scalar("select count(*) from fct_order_items") == 1

@@ -60,17 +60,42 @@
     {{- return([correct_from, correct_to]) -}}
 {% endmacro %}
 
+{% macro accept_missing_deliveries() %}
+    {{- return(rerun_safe.flag_var('accept_missing_deliveries')) -}}
+{% endmacro %}
+
+{#- The one list of the vars this pipeline reads: each entry is the names and the accessor that
+    validates them. validate_pipeline_config runs every accessor, and a var given on the command
+    line that is not named here is an error (with the nearest name), so a typo such as
+    alowed_lateness_hours cannot run silently with the default. A new var is added here. -#}
+{% macro pipeline_var_accessors() %}
+    {{- return([
+        [['landing_path'], rerun_safe.landing_path],
+        [['allowed_lateness_hours'], rerun_safe.allowed_lateness_hours],
+        [['lookback_hours'], rerun_safe.lookback_hours],
+        [['max_amount_cents'], rerun_safe.max_amount_cents],
+        [['max_event_time_ahead_hours'], rerun_safe.max_event_time_ahead_hours],
+        [['source_window'], rerun_safe.source_window],
+        [['correct_from', 'correct_to'], rerun_safe.correction_range],
+        [['accept_missing_deliveries'], rerun_safe.accept_missing_deliveries],
+        [rerun_safe.run_var_names(), rerun_safe.validate_run_vars],
+    ]) -}}
+{% endmacro %}
+
+{% macro known_vars() %}
+    {%- set names = [] -%}
+    {%- for entry in rerun_safe.pipeline_var_accessors() -%}
+        {%- do names.extend(entry[0]) -%}
+    {%- endfor -%}
+    {{- return(names) -}}
+{% endmacro %}
+
 {% macro validate_pipeline_config() %}
     {%- if rerun_safe.writing_command() -%}
-        {%- do rerun_safe.landing_path() -%}
-        {%- do rerun_safe.allowed_lateness_hours() -%}
-        {%- do rerun_safe.lookback_hours() -%}
-        {%- do rerun_safe.max_amount_cents() -%}
-        {%- do rerun_safe.max_event_time_ahead_hours() -%}
-        {%- do rerun_safe.source_window() -%}
-        {%- do rerun_safe.correction_range() -%}
-        {%- do rerun_safe.flag_var('accept_missing_deliveries') -%}
-        {%- do rerun_safe.validate_run_vars() -%}
+        {%- do rerun_safe.require_known_vars(rerun_safe.known_vars()) -%}
+        {%- for entry in rerun_safe.pipeline_var_accessors() -%}
+            {%- do entry[1]() -%}
+        {%- endfor -%}
         {%- do rerun_safe.require_landing_folder(rerun_safe.landing_path()) -%}
     {%- endif -%}
     {{- return('') -}}
