@@ -261,7 +261,10 @@ def _close_at_exit(reference: "weakref.ref[Any]") -> None:
             pass
 
 
-class Plugin(_PluginBase):  # type: ignore[misc,valid-type]
+from rerun_safe_duckdb.writer_lock import OneWriter  # noqa: E402 - one writer per warehouse file (writer_lock.py)
+
+
+class Plugin(OneWriter, _PluginBase):  # type: ignore[misc,valid-type]
     def configure_connection(self, conn: Any) -> None:
         # A process that never closes its connection (sqlfluff's dbt templater) would otherwise
         # end with the functions' types still alive, and DuckDB's bindings print leak warnings.

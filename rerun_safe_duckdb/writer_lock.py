@@ -1,0 +1,282 @@
+"""One writer on DuckDB, as on a server: a second process waits for the warehouse file.
+
+DuckDB lets one process open a database file for writing. dbt-duckdb opens it at a build's
+first query (`duckdb.connect` in its Environment.initialize_db) and keeps it to the end, so a
+second build on the same file used to die at once with a raw `_duckdb.IOException: Could not
+set lock on file` traceback. Its `retries: {connect_attempts: N}` profile option waits 1, 2, 4,
+... s (no way to wait a given number of seconds), retries any IOException, and still ends with
+the raw traceback.
+
+This module waits instead, in the plugin hook dbt-duckdb calls just before that connect
+(`update_connection_config`): it opens the file itself, polling every POLL_SECONDS while
+another process holds it, up to var rerun_safe_lock_timeout_seconds (the lease's var, same
+rule and default as macros/config/validated_vars.sql: a whole number 0-86400, default 3600).
+When it gets the file it keeps that connection open until dbt-duckdb's own connect has been
+made (DuckDB gives a second connection to a file this process already holds, with the same
+configuration, without another lock), so no other process can slip in between. When time is
+up it fails with one clear line (no traceback: dbt-duckdb turns a RuntimeError raised while
+connecting into a connection error) naming the process that holds the file.
+
+Who holds it: DuckDB's error names the holding PID. The holder writes, beside the warehouse,
+`<warehouse>.holder.json` (invocation id, pid, command, since when) once it holds the file;
+a waiter shows it only when its pid is the PID DuckDB names. It is information only, not
+progress and not data: missing, unreadable or stale, it changes nothing but the message.
+
+The var is a dbt var, read from the invocation's --vars (dbt's flags: the same for the CLI and
+an in-process dbtRunner). A value set only in dbt_project.yml's vars is not seen here (the
+project declares none; profiles are rendered without project vars too).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import re
+import sys
+import time
+from typing import Any, Callable
+
+VAR = "rerun_safe_lock_timeout_seconds"
+DEFAULT_TIMEOUT_SECONDS = 3600
+MAX_TIMEOUT_SECONDS = 86400
+POLL_SECONDS = 0.5
+HOLDER_SUFFIX = ".holder.json"
+
+_LOCK_ERROR = "Could not set lock on file"
+_HOLDER_PID = re.compile(r"Conflicting lock is held in (?P<program>.*?) \(PID (?P<pid>\d+)\)")
+# (path, invocation id) this process gave up on: another thread of the same invocation that
+# connects again fails at once instead of waiting the whole time again.
+_GAVE_UP: dict[tuple[str, str], str] = {}
+
+
+class WarehouseLockError(RuntimeError):
+    """A run could not get the warehouse file, or its var is bad. A RuntimeError, so that
+    dbt-duckdb reports it as a connection error with this message only."""
+
+
+def config_error(value: Any) -> WarehouseLockError:
+    shown = str(value)
+    shown = shown if len(shown) <= 80 else shown[:77] + "..."
+    return WarehouseLockError(
+        f"rerun_safe: var {VAR} must be a whole number from 0 to {MAX_TIMEOUT_SECONDS}; got {shown}"
+    )
+
+
+def timeout_seconds(run_vars: Any) -> int:
+    """The var's value from a --vars mapping, by the rule of validated_vars.sql's
+    whole_number_var: an int or a string of digits (not a bool, not 7.5), 0 to 86400."""
+    if not isinstance(run_vars, dict) or VAR not in run_vars:
+        return DEFAULT_TIMEOUT_SECONDS
+    value = run_vars[VAR]
+    if isinstance(value, bool) or value is None:
+        raise config_error(value)
+    if isinstance(value, int):
+        parsed = value
+    elif isinstance(value, float) and value.is_integer():
+        parsed = int(value)
+    elif isinstance(value, str) and re.fullmatch(r"[0-9]{1,18}", value.strip()):
+        parsed = int(value.strip())
+    else:
+        raise config_error(value)
+    if not 0 <= parsed <= MAX_TIMEOUT_SECONDS:
+        raise config_error(value)
+    return parsed
+
+
+def invocation_vars() -> dict[str, Any]:
+    """This dbt invocation's --vars (empty outside dbt)."""
+    try:
+        from dbt.flags import get_flags
+
+        found = getattr(get_flags(), "VARS", None)
+    except Exception:  # noqa: BLE001 - no flags: not inside a dbt invocation
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _invocation_id() -> str:
+    try:
+        from dbt_common.invocation import get_invocation_id
+
+        return str(get_invocation_id())
+    except Exception:  # noqa: BLE001
+        return ""
+
+
+def _command() -> str:
+    """The command line of this process when it is dbt's CLI; otherwise dbt's subcommand."""
+    program = os.path.basename(sys.argv[0]) if sys.argv else ""
+    if program == "dbt":
+        command = " ".join(["dbt", *sys.argv[1:]])
+    else:
+        try:
+            from dbt.flags import get_flags
+
+            which = getattr(get_flags(), "WHICH", None)
+        except Exception:  # noqa: BLE001
+            which = None
+        command = f"dbt {which} (in-process, in {program or 'python'})" if which else (program or "python")
+    return command if len(command) <= 300 else command[:297] + "..."
+
+
+def is_local_file(path: Any) -> bool:
+    text = str(path or "")
+    return bool(text) and text != ":memory:" and not text.startswith(("md:", "motherduck:")) and "://" not in text
+
+
+def holder_file(path: str) -> str:
+    """The sidecar's name: the warehouse's own name, literally, plus HOLDER_SUFFIX."""
+    return os.fspath(path) + HOLDER_SUFFIX
+
+
+def write_holder(path: str) -> None:
+    """Record who holds the warehouse (best effort: a failure only makes waiters' messages
+    shorter). Written to a temporary name and renamed, so a reader never sees half a file."""
+    record = {
+        "invocation_id": _invocation_id(),
+        "pid": os.getpid(),
+        "command": _command(),
+        "since": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S"),
+    }
+    target = holder_file(path)
+    temporary = f"{target}.{os.getpid()}.tmp"
+    try:
+        with open(temporary, "w", encoding="utf-8") as handle:
+            json.dump(record, handle)
+        os.replace(temporary, target)
+    except OSError:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+
+
+def read_holder(path: str, pid: int | None) -> dict[str, Any] | None:
+    """The sidecar when it names `pid` (the process DuckDB says holds the file), else None."""
+    if pid is None:
+        return None
+    try:
+        with open(holder_file(path), encoding="utf-8") as handle:
+            record = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or record.get("pid") != pid:
+        return None  # stale: written by an earlier holder
+    return record
+
+
+def _conflict(error: BaseException) -> tuple[int | None, str] | None:
+    """(holder pid, holder program) when `error` is DuckDB's lock conflict, else None."""
+    text = str(error)
+    if _LOCK_ERROR not in text:
+        return None
+    found = _HOLDER_PID.search(text)
+    if not found:
+        return None, ""
+    return int(found.group("pid")), found.group("program")
+
+
+def _describe(path: str, pid: int | None, program: str) -> str:
+    record = read_holder(path, pid)
+    if record:
+        parts = [
+            f"invocation {record.get('invocation_id') or 'unknown'}",
+            f"pid {pid}",
+            f"`{record.get('command')}`",
+            f"holding it since {record.get('since')} UTC",
+        ]
+        return "another run (" + ", ".join(parts) + ")"
+    if pid is not None:
+        return f"another process (pid {pid}, {program or 'unknown program'}; no record of its run)"
+    return "another process"
+
+
+def held_message(path: str, pid: int | None, program: str, timeout: int) -> str:
+    stop = f"process {pid}" if pid is not None else "that process"
+    return (
+        f"rerun_safe: {_describe(path, pid, program)} holds the warehouse {path!r} (DuckDB: one writer "
+        f"per file); this run waited {timeout} s (var {VAR}) and wrote nothing. Run again when that run "
+        f"has finished, or wait longer with --vars '{{{VAR}: <seconds>}}'. DuckDB frees the file when its "
+        f"process ends: if {stop} is hung, stop it first."
+    )
+
+
+def _log(message: str) -> None:
+    try:
+        from dbt.adapters.events.logging import AdapterLogger
+
+        AdapterLogger("rerun_safe").info(message)
+    except Exception:  # noqa: BLE001 - logging is a courtesy
+        pass
+
+
+def acquire(
+    path: str,
+    config: dict[str, Any],
+    timeout: int,
+    *,
+    connect: Callable[..., Any] | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Any:
+    """A connection to `path` (writable, with `config`), waiting up to `timeout` seconds while
+    another process holds the file. Raises WarehouseLockError when time is up; any other
+    error of the connect is raised as it is."""
+    if connect is None:
+        import duckdb
+
+        connect = duckdb.connect
+    key = (os.path.abspath(path), _invocation_id())
+    if key[1] and key in _GAVE_UP:
+        raise WarehouseLockError(_GAVE_UP[key])
+    deadline = clock() + timeout
+    announced = False
+    while True:
+        try:
+            return connect(path, read_only=False, config=dict(config))
+        except Exception as error:  # noqa: BLE001 - only the lock conflict is ours
+            conflict = _conflict(error)
+            if conflict is None:
+                raise
+            pid, program = conflict
+        remaining = deadline - clock()
+        if remaining <= 0:
+            message = held_message(path, pid, program, timeout)
+            if key[1]:
+                _GAVE_UP[key] = message
+            raise WarehouseLockError(message) from None
+        if not announced:
+            # the logger prefixes "rerun_safe adapter: "
+            _log(f"{_describe(path, pid, program)} holds the warehouse {path!r}; "
+                 f"waiting up to {timeout} s for it (var {VAR})")
+            announced = True
+        sleep(min(POLL_SECONDS, remaining))
+
+
+class OneWriter:
+    """The plugin's half that waits for the warehouse file (mixed into rerun_safe_duckdb.Plugin)."""
+
+    _held_until_connected: Any = None
+
+    def update_connection_config(self, creds: Any, config: dict[str, Any]) -> None:
+        self._release_held()
+        path = getattr(creds, "path", None)
+        if not is_local_file(path) or getattr(creds, "is_motherduck", False):
+            return
+        timeout = timeout_seconds(invocation_vars())
+        self._held_until_connected = acquire(str(path), config, timeout)
+        write_holder(str(path))
+
+    def configure_cursor(self, cursor: Any) -> None:
+        # dbt-duckdb's own connect has been made (a cursor of it is being set up): it holds the
+        # file now, so the connection that waited for it can go.
+        self._release_held()
+
+    def _release_held(self) -> None:
+        held, self._held_until_connected = self._held_until_connected, None
+        if held is not None:
+            try:
+                held.close()
+            except Exception:  # noqa: BLE001 - dbt-duckdb's connection keeps the file
+                pass
