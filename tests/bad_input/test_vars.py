@@ -73,3 +73,44 @@ def test_every_var_the_project_reads_is_known(pipeline: Pipeline) -> None:
     pipeline.build(vars=VALID_VALUES)
     assert pipeline.scalar("select count(*) from rerun_safe_runs where status = 'success'") == 1
     assert pipeline.scalar("select count(*) from fct_order_items") == 1
+
+
+def test_the_amount_bound_cannot_be_raised_beyond_what_64_bit_sums_hold(pipeline: Pipeline) -> None:
+    """max_amount_cents is capped at 10^12: 9,223,372 rows of it (the most one item's or one
+    company-day's sum is assumed to hold) fit in a signed 64-bit integer; one more cent, or the
+    10^15 once accepted, is refused naming the var."""
+    assert 9_223_372 * 10**12 <= 2**63 - 1 < 9_223_372 * 10**13
+    pipeline.land("2026-11-01_a.csv", [row("v1")])
+    for too_large in (10**12 + 1, 10**15):
+        result = pipeline.dbt("build", vars={"max_amount_cents": too_large})
+        message = " ".join(result.messages.values())
+        assert not result.success and "var max_amount_cents must be a whole number from 1 to 1000000000000" in message, message
+    pipeline.build(vars={"max_amount_cents": 10**12})
+
+
+def test_rows_accepted_above_the_bound_are_named_and_a_full_refresh_repairs(pipeline: Pipeline) -> None:
+    """A warehouse holding published rows above max_amount_cents (accepted under the 10^15 once
+    allowed, whose sums overflow 64 bits, or a bound lowered since) is refused before any write,
+    with the command that repairs it; that full refresh quarantines them, as a fresh build would."""
+    pipeline.land("2026-11-01_a.csv", [row("big1", str(10**15)), row("ok1", "5000")])
+    pipeline.build()
+    assert pipeline.scalar("select reason from quarantined_events where event_id = 'big1'") == "amount_out_of_range"
+    # what a build under the old range left: a published row of 10^15 cents
+    pipeline.query(f"update stg_landing__events set amount_cents = {10**15} where event_id = 'ok1'")
+    runs = pipeline.scalar("select count(*) from rerun_safe_runs")
+    result = pipeline.dbt("build")
+    message = " ".join(result.messages.values())
+    assert not result.success
+    assert "var max_amount_cents is 1000000000000, but stg_landing__events holds 1 published row(s)" in message, message
+    assert "dbt build --full-refresh" in message, message
+    assert pipeline.scalar("select count(*) from rerun_safe_runs") == runs, "the refused run wrote nothing"
+    pipeline.build("--full-refresh")
+    assert pipeline.scalar("select sum(net_cents) from fct_daily_revenue") == 5000
+    pipeline.build()
+    # a bound lowered below a published row: the same refusal; the rebuild quarantines the row
+    result = pipeline.dbt("build", vars={"max_amount_cents": 1000})
+    assert not result.success and "dbt build --full-refresh" in " ".join(result.messages.values())
+    pipeline.build("--full-refresh", vars={"max_amount_cents": 1000})
+    assert pipeline.scalar("select reason from quarantined_events where event_id = 'ok1'") == "amount_out_of_range"
+    assert pipeline.scalar("select count(*) from fct_order_items") == 0
+    pipeline.build(vars={"max_amount_cents": 1000})

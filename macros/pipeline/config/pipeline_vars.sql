@@ -22,9 +22,56 @@
 {% endmacro %}
 
 {#- The largest amount_cents a row may carry (larger: quarantined as amount_out_of_range).
-    The default, 10^12 cents, keeps any sum of up to 9 million rows inside 64 bits. -#}
+    Every sum the models store is a signed 64-bit integer (an item's gross and refunded cents in
+    fct_order_items, a company-day's in fct_daily_revenue), so the var's accepted maximum is
+    derived from the most rows one such sum may hold: 9,223,372 rows (max_rows_per_sum) of
+    10^12 cents fit below 2^63 - 1; a larger var would let rows in that make every later build
+    fail with an overflow naming no event. The default is that maximum. -#}
+{% macro max_rows_per_sum() %}
+    {{- return(9223372) -}}
+{% endmacro %}
+
+{% macro max_amount_cents_ceiling() %}
+    {%- set int64_max = 9223372036854775807 -%}
+    {#- the largest power of ten whose max_rows_per_sum() multiples fit: 10^12 -#}
+    {%- set ceiling = namespace(value=1) -%}
+    {%- for _ in range(18) -%}
+        {%- if ceiling.value * 10 * rerun_safe.max_rows_per_sum() <= int64_max -%}
+            {%- set ceiling.value = ceiling.value * 10 -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{- return(ceiling.value) -}}
+{% endmacro %}
+
 {% macro max_amount_cents() %}
-    {{- return(rerun_safe.whole_number_var('max_amount_cents', 1, 1000000000000000)) -}}
+    {{- return(rerun_safe.whole_number_var('max_amount_cents', 1, rerun_safe.max_amount_cents_ceiling())) -}}
+{% endmacro %}
+
+{#- Staged rows that are published (no invalid_reason) but above the current max_amount_cents:
+    accepted under an earlier, larger bound (up to 10^15 was once accepted), or the bound was
+    lowered since. An incremental run would keep them (and their sums can overflow), a full
+    refresh would quarantine them: refuse, before any write, and name the rebuild that repairs
+    the warehouse. A full refresh re-stages every row, so it is not checked. -#}
+{% macro require_staged_amounts_within_bound() %}
+    {%- if flags.FULL_REFRESH -%}{{ return('') }}{%- endif -%}
+    {%- set nodes = graph.nodes.values() | selectattr('resource_type', 'equalto', 'model')
+        | selectattr('name', 'equalto', 'stg_landing__events') | list -%}
+    {%- if not nodes -%}{{ return('') }}{%- endif -%}
+    {%- set staged = adapter.get_relation(database=nodes[0].database, schema=nodes[0].schema, identifier=nodes[0].alias) -%}
+    {%- if staged is none -%}{{ return('') }}{%- endif -%}
+    {%- set bound = rerun_safe.max_amount_cents() -%}
+    {%- set found = run_query(
+        "select count(*), max(amount_cents) from " ~ staged ~ " where invalid_reason is null and amount_cents > " ~ bound
+    ).rows[0] -%}
+    {%- if found[0] | int > 0 -%}
+        {{- exceptions.raise_compiler_error(
+            "rerun_safe: var max_amount_cents is " ~ bound ~ ", but " ~ staged.identifier ~ " holds " ~ found[0]
+            ~ " published row(s) with a larger amount_cents (up to " ~ found[1] ~ "), accepted under an earlier bound;"
+            ~ " their sums can overflow 64 bits. Repair: dbt build --full-refresh (with the same vars), which"
+            ~ " quarantines them as amount_out_of_range"
+        ) -}}
+    {%- endif -%}
+    {{- return('') -}}
 {% endmacro %}
 
 {#- How far event_time may lie after ingested_at (clock skew) before the row is quarantined as
@@ -97,6 +144,7 @@
             {%- do entry[1]() -%}
         {%- endfor -%}
         {%- do rerun_safe.require_landing_folder(rerun_safe.landing_path()) -%}
+        {%- do rerun_safe.require_staged_amounts_within_bound() -%}
     {%- endif -%}
     {{- return('') -}}
 {% endmacro %}
