@@ -6,14 +6,17 @@ two SQL functions on every connection:
 ``rerun_safe_list_landing(folder)``
     Every candidate delivery in ``folder``: names ending in ``.csv`` (any case) that do not
     start with a dot, with their size, modification and change times in nanoseconds, inode and
-    kind (``file``, ``symlink`` or ``other``). Raises when the folder does not exist.
+    kind (``file``, ``symlink`` or ``other``; ``invalid_name`` for a name that is not UTF-8,
+    which is then shown escaped: ``shown_name``). Raises when the folder does not exist.
 
 ``rerun_safe_inspect_delivery(path)``
     Reads one file once: its MD5 (the delivery's identity, with its name) and its verdict:
     ``reason`` null when the file can be loaded, else why it is rejected whole
-    (``invalid_encoding``, ``line_too_long``, ``unterminated_quote``, ``malformed_csv``,
-    ``missing_header``, ``incomplete_header``, ``unknown_columns``, ``duplicate_columns``,
-    ``unreadable``), the first error in words, the header in file order and the record count.
+    (``invalid_encoding``, ``line_too_long``, ``blank_line_before_header``,
+    ``unterminated_quote``, ``malformed_csv``, ``missing_header``, ``incomplete_header``,
+    ``unknown_columns``, ``duplicate_columns``, ``unreadable``), the first error in words, the
+    header in file order and the record count. A line ends with LF, CRLF or CR, as for
+    DuckDB's reader.
 
 Why Python: DuckDB's own ``glob`` and ``read_*`` functions take patterns, never list a name
 containing a backslash, cannot tell a symlink from a file, give modification times in whole
@@ -57,6 +60,18 @@ def is_candidate(name: str) -> bool:
     return name.lower().endswith(".csv") and not name.startswith(".")
 
 
+def shown_name(raw: bytes) -> str:
+    """A file name that is not UTF-8, as text: every byte outside printable ASCII as ``\\xNN``
+    (the same rule as postgres__list_landing), so it can be recorded, and named in errors."""
+    return "".join(chr(b) if 32 <= b < 127 else f"\\x{b:02x}" for b in raw)
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "symlink"
+    return "file" if stat.S_ISREG(mode) else "other"
+
+
 def list_landing(folder: str) -> list[dict[str, Any]]:
     if not folder or "\x00" in folder:
         raise ValueError("rerun_safe: var landing_path must be a non-empty folder path")
@@ -70,15 +85,14 @@ def list_landing(folder: str) -> list[dict[str, Any]]:
             if not is_candidate(entry.name):
                 continue
             info = entry.stat(follow_symlinks=False)
-            if stat.S_ISLNK(info.st_mode):
-                kind = "symlink"
-            elif stat.S_ISREG(info.st_mode):
-                kind = "file"
-            else:
-                kind = "other"
+            name, kind = entry.name, _kind(info.st_mode)
+            try:
+                name.encode("utf-8")
+            except UnicodeEncodeError:  # bytes that are not UTF-8, kept by os.scandir as surrogates
+                name, kind = shown_name(os.fsencode(entry.name)), "invalid_name"
             listed.append({
-                "file_name": entry.name,
-                "path": os.path.join(folder, entry.name),
+                "file_name": name,
+                "path": os.path.join(folder, name),
                 "size": info.st_size,
                 "mtime_ns": info.st_mtime_ns,
                 "ctime_ns": info.st_ctime_ns,
@@ -129,11 +143,11 @@ def judge(data: bytes) -> Verdict:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
+        line = len(_physical_lines(data[:error.start]))
         verdict.reason, verdict.first_error = "invalid_encoding", f"line {line}: not UTF-8 ({error.reason} at byte {error.start})"
         return verdict
     longest_at, longest = (
-        max(enumerate(data.split(b"\n")), key=lambda item: len(item[1])) if len(data) > MAX_LINE_BYTES else (0, data)
+        max(enumerate(_physical_lines(data)), key=lambda item: len(item[1])) if len(data) > MAX_LINE_BYTES else (0, data)
     )
     if len(longest) > MAX_LINE_BYTES:
         verdict.reason = "line_too_long"
@@ -141,6 +155,13 @@ def judge(data: bytes) -> Verdict:
         return verdict
     if text.startswith("\ufeff"):
         text = text[1:]
+    if text[:1] in ("\n", "\r") and text.strip("\r\n"):
+        # DuckDB's reader takes the first line as the header, the CSV parsers here and on
+        # Postgres the first non-blank one: the file is rejected, so no engine reads its
+        # header as data
+        verdict.reason = "blank_line_before_header"
+        verdict.first_error = "line 1 is blank: the header must be the first line"
+        return verdict
     if '"' not in text:
         return _judge_unquoted(text, verdict)
     return _judge_line_by_line(text, verdict) or _judge_parsed(text, verdict)
@@ -187,6 +208,12 @@ def _with_header(verdict: Verdict, header: list[str] | None, records: int) -> Ve
     verdict.header = ",".join(h.strip() for h in header)
     verdict.records = records
     return verdict
+
+
+def _physical_lines(data: bytes) -> list[bytes]:
+    """The physical lines of bytes, each line end LF, CRLF or CR, as DuckDB's reader (and the
+    CSV parsers) end a line; the piece after the last line end is a line too."""
+    return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
 
 
 def _lines(text: str) -> list[str]:

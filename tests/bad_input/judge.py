@@ -78,28 +78,29 @@ def case_event_ids(case: FileCase) -> set[str]:
 
 def check_file_case(case: FileCase, seen: FileVerdicts) -> None:
     """One case's outcome, and its rows conserved: all staged, or the file recorded as rejected."""
+    name = case.recorded_as or case.name
     assert set(CONTRACT_TABLES) <= seen.tables, f"a table is missing: {set(CONTRACT_TABLES) - seen.tables}"
     assert not any(t.startswith("pwned") for t in seen.tables)
     if case.outcome is Outcome.IGNORED:
-        assert case.name not in seen.deliveries
-        assert seen.staged.get(case.name, 0) == 0
+        assert name not in seen.deliveries
+        assert seen.staged.get(name, 0) == 0
         assert not (case_event_ids(case) & seen.event_ids)
         return
-    assert case.name in seen.deliveries, f"{case.name!r} is not recorded as a delivery: {sorted(seen.deliveries)}"
-    status, reason, first_error, records = seen.deliveries[case.name]
+    assert name in seen.deliveries, f"{name!r} is not recorded as a delivery: {sorted(seen.deliveries)}"
+    status, reason, first_error, records = seen.deliveries[name]
     if case.outcome is Outcome.REJECTED:
         assert (status, reason) == ("rejected", case.reason), (status, reason, first_error)
         assert first_error, "a rejected delivery says why"
-        assert seen.staged.get(case.name, 0) == 0, "nothing of a rejected delivery is staged"
+        assert seen.staged.get(name, 0) == 0, "nothing of a rejected delivery is staged"
         assert not (case_event_ids(case) & seen.event_ids)
         assert "outside1" not in seen.event_ids, "a symlink was followed"
         return
     assert (status, reason) == ("accepted", None), (status, reason, first_error)
     assert records == case.records
     # conservation: every record is staged once; the invalid ones, and only they, are quarantined
-    assert seen.staged.get(case.name, 0) == case.records
-    assert seen.staged_invalid.get(case.name, 0) == len(case.quarantined)
-    assert seen.quarantined_by_file.get(case.name, 0) == len(case.quarantined)
+    assert seen.staged.get(name, 0) == case.records
+    assert seen.staged_invalid.get(name, 0) == len(case.quarantined)
+    assert seen.quarantined_by_file.get(name, 0) == len(case.quarantined)
     for event_id, expected in case.quarantined.items():
         assert seen.quarantined.get(event_id) == expected, (event_id, seen.quarantined.get(event_id))
     for event_id, (company, day, net) in case.published.items():

@@ -15,17 +15,20 @@
 {% macro duckdb__inspect_deliveries(listed) %}
     {#- why: the plugin's rerun_safe_inspect_delivery decodes and parses in Python, so an
         undecodable byte, an over-long line or an unterminated quote becomes a verdict, where
-        DuckDB's read_csv would fail the whole build. -#}
+        DuckDB's read_csv would fail the whole build. A name that is not UTF-8 (kind
+        invalid_name, see list_landing) is rejected before anything reads the file. -#}
     select
         {%- for column in rerun_safe.listing_columns() %}
         judged.{{ column }},
         {%- endfor %}
         judged.verdict.content_md5 as content_md5,
         case
+            when judged.kind = 'invalid_name' then 'invalid_file_name'
             when judged.kind != 'file' then 'not_a_regular_file'
             else judged.verdict.reason
         end as reason,
         case
+            when judged.kind = 'invalid_name' then {{ rerun_safe.invalid_file_name_error() }}
             when judged.kind != 'file' then 'a ' || judged.kind || ', not a regular file: never followed'
             else judged.verdict.first_error
         end as first_error,
@@ -44,7 +47,9 @@
     {#- why: the same verdicts in SQL on the server. UTF-8 is checked by a PL/pgSQL function
         (prepare_landing_reader) because convert_from fails the statement on a bad byte. The
         CSV is split as postgres__csv_records does; a quote count that is odd, or a line break
-        inside quotes, is an unterminated quote. A line has no length limit on Postgres. -#}
+        inside quotes, is an unterminated quote. A line has no length limit on Postgres. A blank
+        first line before the header rejects the file (blank_line_before_header): DuckDB's
+        reader would take it as the header, so both engines refuse it. -#}
     {%- set contract = rerun_safe.landing_columns() -%}
     select
         {%- for column in rerun_safe.listing_columns() %}
@@ -53,9 +58,11 @@
         judged.content_md5,
         {#- each rule once: (condition, reason, first error); the first that holds decides -#}
         {%- set rules = [
+            ("judged.kind = 'invalid_name'", "'invalid_file_name'", rerun_safe.invalid_file_name_error()),
             ("judged.kind != 'file'", "'not_a_regular_file'", "'not a regular file'"),
             ("judged.content is null", "'invalid_encoding'", "'not UTF-8'"),
             ("judged.content = ''", "null", "null"),
+            ("shape.blank_before_header", "'blank_line_before_header'", "'line 1 is blank: the header must be the first line'"),
             ("shape.quotes % 2 = 1 or shape.quoted_break", "'unterminated_quote'",
                 "'a quoted field runs over a line break or to the end of the file'"),
             ("shape.header_fields is null", "null", "null"),
@@ -90,6 +97,10 @@
     ) as judged
     cross join lateral (
         select
+            {# as DuckDB's reader takes it, the header is the first line (after a byte-order mark) #}
+            coalesce(
+                left(unmarked.content, 1) in (chr(10), chr(13)) and btrim(unmarked.content, chr(10) || chr(13)) != '', false
+            ) as blank_before_header,
             (length(judged.content) - length(replace(judged.content, '"', ''))) as quotes,
             coalesce((
                 select bool_or(pieces.position % 2 = 0 and (strpos(pieces.piece, chr(10)) > 0 or strpos(pieces.piece, chr(13)) > 0))
@@ -116,8 +127,17 @@
             from ({{ rerun_safe.postgres__csv_records_of('judged.content', with_header=true) }}) as records
             where records.record_number > 0
         ) as counted
+        cross join (
+            select case when left(judged.content, 1) = chr(65279) then substr(judged.content, 2) else judged.content end as content
+        ) as unmarked
     ) as shape
 {% endmacro %}
+
+{#- The first error of a file whose name is not UTF-8 (list_landing shows such a name with each
+    byte outside printable ASCII as \xNN), the same on every adapter. -#}
+{% macro invalid_file_name_error() -%}
+    'the file name is not UTF-8 (shown with each byte outside printable ASCII as \xNN): rename the file to deliver it'
+{%- endmacro %}
 
 {#- Postgres: the PL/pgSQL helper the inspection uses, created before the deliveries model
     runs (its pre-hook). Elsewhere nothing to prepare: an empty hook, which dbt skips. -#}
@@ -141,7 +161,8 @@
 {#- Spark: the same verdicts as on Postgres, in Spark SQL over each file's bytes (the
     `binaryFile` source: one row per file, its whole content; a file is at most 2 GB).
     UTF-8 is checked by is_valid_utf8 on the bytes cast to text; a physical line longer than
-    1 MiB (bytes, LF-separated, as on DuckDB) is line_too_long; then the file is split as
+    1 MiB (bytes, ended by LF, CRLF or CR, as on DuckDB) is line_too_long; a blank first line
+    before a header is blank_line_before_header; then the file is split as
     spark_csv_records does (an odd quote count, or a line break inside quotes, is an
     unterminated quote) and the header judged by name. The folder's bytes are read once per
     run for the files to inspect (a join on the path: the source cannot prune by name). -#}
@@ -169,6 +190,7 @@
                 when shaped.content is null then 'invalid_encoding'
                 when shaped.longest_line > 1048576 then 'line_too_long'
                 when shaped.content = '' then null
+                when shaped.blank_before_header then 'blank_line_before_header'
                 when shaped.quotes % 2 = 1 or shaped.quoted_break then 'unterminated_quote'
                 when shaped.header_fields is null then null
                 when shaped.known_names = 0 then 'missing_header'
@@ -181,6 +203,7 @@
                 when shaped.content is null then 'not UTF-8'
                 when shaped.longest_line > 1048576 then 'a line of ' || shaped.longest_line || ' bytes, over the bound of 1048576'
                 when shaped.content = '' then null
+                when shaped.blank_before_header then 'line 1 is blank: the header must be the first line'
                 when shaped.quotes % 2 = 1 or shaped.quoted_break then 'a quoted field runs over a line break or to the end of the file'
                 when shaped.header_fields is null then null
                 when shaped.known_names = 0 then 'line 1 is not a header: no contract column among ' || left(array_join(shaped.header_fields, ','), 200)
@@ -195,6 +218,9 @@
             select
                 split_up.*,
                 size(split_up.pieces) - 1 as quotes,
+                coalesce(
+                    left(split_up.unmarked, 1) in ('\n', '\r') and trim(both '\r\n' from split_up.unmarked) != '', false
+                ) as blank_before_header,
                 exists(
                     transform(split_up.pieces, (piece, position) -> position % 2 = 1 and (instr(piece, '\n') > 0 or instr(piece, '\r') > 0)),
                     inside -> inside
@@ -220,7 +246,7 @@
                     select
                         decoded.*,
                         case when left(decoded.content, 1) = '\uFEFF' then substr(decoded.content, 2) else decoded.content end as unmarked,
-                        coalesce(array_max(transform(split(decoded.raw_text, '\n', -1), line -> octet_length(line))), 0) as longest_line
+                        coalesce(array_max(transform(split(decoded.raw_text, '\r\n|\r|\n', -1), line -> octet_length(line))), 0) as longest_line
                     from (
                         select
                             {{ listed }}.*,

@@ -26,7 +26,12 @@
     {#- why: the server lists the folder itself (pg_ls_dir, pg_stat_file: superuser or
         pg_read_server_files), so listing and reading see the same files. pg_stat_file follows
         symlinks and has no inode: kind is `file` or `other` (a folder); times are whole seconds.
-        Relative paths would resolve against the server's data directory: refused. -#}
+        Relative paths would resolve against the server's data directory: refused.
+        pg_ls_dir returns a name that is not UTF-8 as is, which fails any later statement that
+        converts it: such a name is kind `invalid_name` and shown with each byte outside
+        printable ASCII as \xNN, as the DuckDB plugin shows it (its bytes: the name with its
+        backslashes doubled, decoded as bytea's escape format; checked by the PL/pgSQL helper
+        of prepare_landing_reader, a pre-hook of the deliveries model). -#}
     {%- if not folder.startswith('/') -%}
         {{ exceptions.raise_compiler_error(
             "rerun_safe: var landing_path must be an absolute path on Postgres (the server reads the folder); got " ~ folder
@@ -34,18 +39,35 @@
     {%- endif -%}
     {%- set prefix = folder if folder.endswith('/') else folder ~ '/' -%}
     select
-        entries.file_name,
-        {{ rerun_safe.string_literal(prefix) }} || entries.file_name as path,
+        named.file_name,
+        {{ rerun_safe.string_literal(prefix) }} || named.file_name as path,
         stat.size,
         cast(floor(extract(epoch from stat.modification) * 1000000) as bigint) * 1000 as mtime_ns,
         cast(floor(extract(epoch from stat.change) * 1000000) as bigint) * 1000 as ctime_ns,
         cast(null as bigint) as inode,
-        case when stat.isdir then 'other' else 'file' end as kind
+        case when not named.valid then 'invalid_name' when stat.isdir then 'other' else 'file' end as kind
     from pg_ls_dir({{ rerun_safe.string_literal(folder) }}, false, false) as entries (file_name)
     cross join lateral pg_stat_file({{ rerun_safe.string_literal(prefix) }} || entries.file_name, true) as stat
+    cross join lateral (
+        select decode(replace(entries.file_name, '\', '\\'), 'escape') as bytes
+    ) as raw
+    cross join lateral (
+        select
+            {{ adapter.quote(target.schema) }}.rerun_safe_utf8_or_null(raw.bytes) is not null as valid,
+            coalesce({{ adapter.quote(target.schema) }}.rerun_safe_utf8_or_null(raw.bytes), (
+                select string_agg(
+                    case
+                        when get_byte(raw.bytes, byte_at) between 32 and 126 then chr(get_byte(raw.bytes, byte_at))
+                        else '\x' || lpad(to_hex(get_byte(raw.bytes, byte_at)), 2, '0')
+                    end,
+                    '' order by byte_at
+                )
+                from generate_series(0, length(raw.bytes) - 1) as positions (byte_at)
+            )) as file_name
+    ) as named
     where
-        lower(entries.file_name) like '%.csv'
-        and entries.file_name not like '.%'
+        lower(named.file_name) like '%.csv'
+        and named.file_name not like '.%'
         and stat.size is not null
 {% endmacro %}
 
