@@ -45,9 +45,6 @@ HOLDER_SUFFIX = ".holder.json"
 
 _LOCK_ERROR = "Could not set lock on file"
 _HOLDER_PID = re.compile(r"Conflicting lock is held in (?P<program>.*?) \(PID (?P<pid>\d+)\)")
-# (path, invocation id) this process gave up on: another thread of the same invocation that
-# connects again fails at once instead of waiting the whole time again.
-_GAVE_UP: dict[tuple[str, str], str] = {}
 
 
 class WarehouseLockError(RuntimeError):
@@ -227,9 +224,6 @@ def acquire(
         import duckdb
 
         connect = duckdb.connect
-    key = (os.path.abspath(path), _invocation_id())
-    if key[1] and key in _GAVE_UP:
-        raise WarehouseLockError(_GAVE_UP[key])
     deadline = clock() + timeout
     announced = False
     while True:
@@ -242,10 +236,7 @@ def acquire(
             pid, program = conflict
         remaining = deadline - clock()
         if remaining <= 0:
-            message = held_message(path, pid, program, timeout)
-            if key[1]:
-                _GAVE_UP[key] = message
-            raise WarehouseLockError(message) from None
+            raise WarehouseLockError(held_message(path, pid, program, timeout)) from None
         if not announced:
             # the logger prefixes "rerun_safe adapter: "
             _log(f"{_describe(path, pid, program)} holds the warehouse {path!r}; "
