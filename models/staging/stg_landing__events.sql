@@ -55,8 +55,16 @@ typed as (
             when {{ rerun_safe.matches_pattern('trimmed.version', '-?[0-9]+') }}
                 then {{ rerun_safe.try_cast_bigint('trimmed.version') }}
         end as version_value,
-        {{ rerun_safe.parse_utc_timestamp('trimmed.event_time') }} as event_time_value,
-        {{ rerun_safe.parse_utc_timestamp('trimmed.ingested_at') }} as ingested_at_value
+        {#- year 0000 is no calendar year (DuckDB and Spark read it as 1 BC, Postgres refuses it):
+            invalid on every engine #}
+        case
+            when substr(trimmed.event_time, 1, 4) != '0000'
+                then {{ rerun_safe.parse_utc_timestamp('trimmed.event_time') }}
+        end as event_time_value,
+        case
+            when substr(trimmed.ingested_at, 1, 4) != '0000'
+                then {{ rerun_safe.parse_utc_timestamp('trimmed.ingested_at') }}
+        end as ingested_at_value
     from trimmed
 ),
 
