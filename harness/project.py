@@ -32,6 +32,9 @@ class RerunSafeMeta:
     # The model keeps one row per delivered row (a staging log, duplicate counts, quarantined
     # copies): a redelivery under a new name adds rows by design, so replay does not judge it.
     records_deliveries: bool = False
+    # The model's unique_key may hold several rows by design (a partition replaced whole, an
+    # event whose copies are replaced together): it is not asserted, and the report says so.
+    unique_key_repeats: bool = False
 
     @classmethod
     def from_meta(cls, meta: dict[str, Any] | None) -> "RerunSafeMeta":
@@ -46,6 +49,7 @@ class RerunSafeMeta:
             group_by=tuple(raw.get("group_by") or ()),
             reason=str(raw.get("reason") or ""),
             records_deliveries=_as_bool(raw.get("records_deliveries", False), "records_deliveries"),
+            unique_key_repeats=_as_bool(raw.get("unique_key_repeats", False), "unique_key_repeats"),
         )
 
 
@@ -72,6 +76,11 @@ class Model:
     # Every declared grain, asserted unique after each build: the unique_key config and each
     # unique / unique_combination test, with where it was declared.
     grains: tuple[tuple[tuple[str, ...], str], ...] = ()
+    # The unique_key config, when there is one ("" when the model declares none).
+    config_key: tuple[str, ...] = ()
+    strategy: str = ""  # incremental_strategy as configured ("" when none is named)
+    # Why its unique_key is not asserted ("" when it is, or when a test declares its grain).
+    key_not_asserted: str = ""
 
     @property
     def relation_key(self) -> tuple[str, str]:
@@ -193,17 +202,27 @@ def load_manifest(target_path: Path, rename: tuple[str, str] | None = None) -> P
             continue
         meta = dict(node.get("meta") or {})
         meta.update(config.get("meta") or {})
-        key = _as_key(config.get("unique_key"))
+        key = config_key = _as_key(config.get("unique_key"))
         key_source = "config" if key else ""
-        # A merge's unique_key is a grain (a key matching two rows breaks the merge); so is the
-        # key a non-incremental model declares. delete+insert and custom strategies take a key
-        # that may repeat (a partition, an event whose copies are replaced together).
         strategy = str(config.get("incremental_strategy") or "").lower()
-        asserted = materialized != "incremental" or strategy == "merge"
-        grains = [(key, "unique_key config")] if key and asserted else []
+        rerun_safe = RerunSafeMeta.from_meta(meta)
+        # Every unique_key is a grain, whatever the strategy: two rows for one key are the bug
+        # users mean (a merge matching two rows, a delete+insert inserting a batch's duplicates).
+        # Only the project can say a key repeats by design (meta.rerun_safe.unique_key_repeats);
+        # a snapshot keeps one row per version of its key.
+        not_asserted = ""
+        if rerun_safe.compare == "skip":
+            not_asserted = "not judged: meta.rerun_safe.compare is skip"
+        elif key and node["resource_type"] == "snapshot":
+            not_asserted = "snapshot: one row per version of its unique_key"
+        elif key and rerun_safe.unique_key_repeats:
+            not_asserted = "unique_key declared to repeat (meta.rerun_safe.unique_key_repeats)"
+        grains = [(key, "unique_key config")] if key and not not_asserted else []
         if not key and unique_id in tested_keys:
             key, key_source = tested_keys[unique_id]
         grains += [g for g in tested_grains.get(unique_id, []) if g[0] not in [k for k, _ in grains]]
+        if not not_asserted and not grains:
+            not_asserted = "no unique_key and no unique / unique_combination test"
         models.append(
             Model(
                 unique_id=unique_id,
@@ -215,8 +234,11 @@ def load_manifest(target_path: Path, rename: tuple[str, str] | None = None) -> P
                 materialized=materialized,
                 unique_key=key,
                 key_source=key_source,
-                rerun_safe=RerunSafeMeta.from_meta(meta),
+                rerun_safe=rerun_safe,
                 grains=tuple(grains),
+                config_key=config_key,
+                strategy=strategy,
+                key_not_asserted=not_asserted,
             )
         )
     sources = frozenset(

@@ -60,6 +60,9 @@ def _cell(result: CheckResult, table: str) -> str:
         return ", ".join(parts)
     if explained:
         return f"= {explained}"
+    for not_asserted in result.keys_not_asserted:
+        if not_asserted.table.split(".")[-1] == short:
+            return not_asserted.cell
     if seen or result.trials or result.name == "keys":
         return "ok"
     return "not judged" if not_judged else "-"
@@ -105,6 +108,12 @@ def _finding_lines(result: CheckResult, indent: str = "  ") -> list[str]:
             lines.append(f"{indent}duplicate keys in {violation.model}: already reported by {violation.explained_by}")
         else:
             lines.append(f"{indent}DUPLICATE KEYS {violation.line()}")
+    reasons: dict[str, list[str]] = {}
+    for not_asserted in result.keys_not_asserted:
+        key = f" ({', '.join(not_asserted.key)})" if not_asserted.key else ""
+        reasons.setdefault(not_asserted.why, []).append(not_asserted.model + key)
+    for why, models in reasons.items():
+        lines.append(f"{indent}key not asserted, {why}: {', '.join(models)}")
     for hint in result.hints():
         lines.append(f"{indent}hint: {hint}")
     if result.test_failures:

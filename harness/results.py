@@ -186,6 +186,8 @@ class CheckResult:
     exercised: dict[str, object] = field(default_factory=dict)
     reason: str = ""  # why it was skipped, or why it exercised nothing
     key_violations: list = field(default_factory=list)  # harness.keys.KeyViolation
+    # built models whose key no build asserted, with why (the keys check): harness.keys.KeyNotAsserted
+    keys_not_asserted: list = field(default_factory=list)
     test_failures: list[str] = field(default_factory=list)  # the project's failing data tests
     skipped_nodes: list[str] = field(default_factory=list)  # nodes dbt skipped (after a failure)
 
@@ -214,6 +216,10 @@ class CheckResult:
                     line = f"{diff.table.split('.')[-1]}: {diff.hint}"
                     if line not in found:
                         found.append(line)
+        for violation in self.key_violations:
+            line = f"{violation.model}: {violation.hint}"
+            if violation.hint and not violation.explained_by and line not in found:
+                found.append(line)
         return found
 
     def headline(self) -> str:

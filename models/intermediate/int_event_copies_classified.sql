@@ -20,7 +20,7 @@
         incremental_strategy='replace_keys',
         unique_key='event_key',
         partition_by='revenue_date',
-        meta={'rerun_safe': {'volatile_columns': ['_changed_run_seq', '_written_run_seq', 'first_seen_run_seq'], 'records_deliveries': true}},
+        meta={'rerun_safe': {'volatile_columns': ['_changed_run_seq', '_written_run_seq', 'first_seen_run_seq'], 'records_deliveries': true, 'unique_key_repeats': true}},
         post_hook=[
             "{{ rerun_safe.log_model_run({
                 'events_changed': 'select count(distinct event_id) from ' ~ this ~ ' where _changed_run_seq = ' ~ rerun_safe.current_run_seq(),

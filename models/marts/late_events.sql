@@ -14,7 +14,7 @@
         unique_key='event_key',
         partition_by='revenue_date',
         partition_keep_rows='status is not null',
-        meta={'rerun_safe': {'volatile_columns': ['first_seen_run_seq']}},
+        meta={'rerun_safe': {'volatile_columns': ['first_seen_run_seq'], 'unique_key_repeats': true}},
         post_hook=[
             "{{ rerun_safe.log_model_run({
                 'waiting': 'select count(*) from ' ~ this ~ ' where status = \\'waiting\\'',
