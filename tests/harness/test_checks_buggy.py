@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from harness.keys import DELETE_INSERT_DUPLICATES, MERGE_DUPLICATES
+from harness.report import render_markdown, render_terminal
 from harness.results import Status
 from tests.harness.helpers import run_fixture_check
 
@@ -26,9 +28,37 @@ def test_idempotency_catches_blind_append_and_current_time(workdir: Path) -> Non
     assert {table for table, where in result.failing_tables().items() if where != ["key check"]} == {
         "blind_append", "current_time", "append_gte",
     }
-    # The key check after every build: unique_keys that are not unique in the model's rows.
-    # (lookback_zero's delete+insert key may repeat: not a grain)
-    assert {v.model for v in result.key_violations} == {"merge_non_unique"}
+    # The key check after every build: unique_keys that are not unique in the model's rows,
+    # whatever the strategy (lookback_zero, delete+insert, holds the two payloads of e9 v1).
+    assert {v.model for v in result.key_violations} == {"merge_non_unique", "delete_insert_non_unique", "lookback_zero"}
+
+
+def test_keys_catches_a_delete_insert_key_that_repeats(workdir: Path) -> None:
+    # delete_insert_non_unique: keyed on order_item_id, no strategy named (dbt-duckdb's default
+    # delete+insert), one row per event. Re-runs agree, so only the key check can see it.
+    result = run_fixture_check("keys", "buggy", workdir)
+    assert result.status is Status.FAIL
+    violations = {v.model: v for v in result.key_violations}
+    assert set(violations) == {"delete_insert_non_unique", "lookback_zero", "merge_non_unique"}
+    default = violations["delete_insert_non_unique"]
+    assert (default.columns, default.declared_by) == (("order_item_id",), "unique_key config")
+    assert default.sample == ["'i1' x3", "'i2' x2", "'i9' x2"] and default.extra_rows == 4
+    assert violations["lookback_zero"].sample == ["('e9', 1) x2"]  # delete+insert named
+    assert default.hint == violations["lookback_zero"].hint == DELETE_INSERT_DUPLICATES
+    assert violations["merge_non_unique"].hint == MERGE_DUPLICATES
+    assert f"delete_insert_non_unique: {DELETE_INSERT_DUPLICATES}" in result.hints()
+    assert result.exercised["grains asserted"] == 5
+    # every model whose key was not asserted is listed, with why
+    assert {(n.model, n.why) for n in result.keys_not_asserted} == {
+        (name, "no unique_key and no unique / unique_combination test")
+        for name in ("append_gt", "append_gte", "blind_append", "claimed_events", "claimed_files")
+    }
+    for text in (render_terminal([result]), render_markdown([result])):
+        assert "DUPLICATE KEYS delete_insert_non_unique: (order_item_id) [unique_key config] is not unique" in text
+        assert f"hint: delete_insert_non_unique: {DELETE_INSERT_DUPLICATES}" in text
+        assert ("key not asserted, no unique_key and no unique / unique_combination test: "
+                "append_gt, append_gte, blind_append, claimed_events, claimed_files") in text
+    assert "duplicate keys in delete_insert_non_unique, lookback_zero, merge_non_unique" in result.headline()
 
 
 def test_idempotency_per_model_runs_each_model_twice(workdir: Path) -> None:

@@ -80,4 +80,4 @@ def test_keys_reports_the_figures_finish_built(tmp_path: Path, monkeypatch) -> N
     result = run_fixture_check("keys", "correct", tmp_path / "work")
     assert result.status is Status.PASS, result.failure_message()
     assert built == [result.exercised], "the key check changed its figures after finish()"
-    assert result.exercised == {"grains asserted": 4, "rows checked": 36, "builds key-checked": 1}
+    assert result.exercised == {"grains asserted": 5, "rows checked": 43, "builds key-checked": 1}
