@@ -84,7 +84,7 @@ def test_a_second_writer_waits_for_the_file_then_builds(nasty: Pipeline, holder:
         seen.append(line)
         if "waiting up to 3600 s" in line:
             break
-    assert "waiting up to 3600 s" in seen[-1], "".join(seen)
+    assert seen and "waiting up to 3600 s" in seen[-1], "".join(seen)
     assert f"pid {holder.pid}" in seen[-1]
     time.sleep(2)
     assert build.poll() is None, "the second writer did not wait"
