@@ -13,7 +13,7 @@ two SQL functions on every connection:
     Reads one file once: its MD5 (the delivery's identity, with its name) and its verdict:
     ``reason`` null when the file can be loaded, else why it is rejected whole
     (``invalid_encoding``, ``line_too_long``, ``blank_line_before_header``,
-    ``unterminated_quote``, ``malformed_csv``, ``missing_header``, ``incomplete_header``,
+    ``incomplete_last_line``, ``unterminated_quote``, ``malformed_csv``, ``missing_header``, ``incomplete_header``,
     ``unknown_columns``, ``duplicate_columns``, ``unreadable``), the first error in words, the
     header in file order and the record count. A line ends with LF, CRLF or CR, as for
     DuckDB's reader.
@@ -145,6 +145,12 @@ def judge(data: bytes) -> Verdict:
     except UnicodeDecodeError as error:
         line = len(_physical_lines(data[:error.start]))
         verdict.reason, verdict.first_error = "invalid_encoding", f"line {line}: not UTF-8 ({error.reason} at byte {error.start})"
+        return verdict
+    if data[-1:] not in (b"\n", b"\r"):
+        # a file still being written ends inside its last line: held back, never half loaded;
+        # judged again when its content changes
+        verdict.reason = "incomplete_last_line"
+        verdict.first_error = f"line {len(_physical_lines(data))} has no line break: the file may still be being written"
         return verdict
     longest_at, longest = (
         max(enumerate(_physical_lines(data)), key=lambda item: len(item[1])) if len(data) > MAX_LINE_BYTES else (0, data)

@@ -62,6 +62,8 @@
             ("judged.kind != 'file'", "'not_a_regular_file'", "'not a regular file'"),
             ("judged.content is null", "'invalid_encoding'", "'not UTF-8'"),
             ("judged.content = ''", "null", "null"),
+            ("right(judged.content, 1) not in (chr(10), chr(13))", "'incomplete_last_line'",
+                "'the last line has no line break: the file may still be being written'"),
             ("shape.blank_before_header", "'blank_line_before_header'", "'line 1 is blank: the header must be the first line'"),
             ("shape.quotes % 2 = 1 or shape.quoted_break", "'unterminated_quote'",
                 "'a quoted field runs over a line break or to the end of the file'"),
@@ -188,6 +190,7 @@
             case
                 when shaped.content_md5 is null then 'unreadable'
                 when shaped.content is null then 'invalid_encoding'
+                when shaped.content != '' and right(shaped.content, 1) not in ('\n', '\r') then 'incomplete_last_line'
                 when shaped.longest_line > 1048576 then 'line_too_long'
                 when shaped.content = '' then null
                 when shaped.blank_before_header then 'blank_line_before_header'
@@ -201,6 +204,7 @@
             case
                 when shaped.content_md5 is null then 'the file could not be read (gone since the listing?)'
                 when shaped.content is null then 'not UTF-8'
+                when shaped.content != '' and right(shaped.content, 1) not in ('\n', '\r') then 'the last line has no line break: the file may still be being written'
                 when shaped.longest_line > 1048576 then 'a line of ' || shaped.longest_line || ' bytes, over the bound of 1048576'
                 when shaped.content = '' then null
                 when shaped.blank_before_header then 'line 1 is blank: the header must be the first line'
