@@ -29,6 +29,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 MUTANTS_FILE = Path(__file__).resolve().parent / "mutants.yml"
+RULES_FILE = Path(__file__).resolve().parent / "rules.yml"
 REPORT = ROOT / "docs" / "testing.md"
 # Not copied: the environment, build output, data, VCS metadata, caches.
 SKIP_AT_ROOT = {".venv", "target", "data", ".git", "logs", "reports", "dbt_packages", ".pytest_cache"}
@@ -44,6 +45,7 @@ class Mutant:
     description: str
     replacements: list[tuple[str, str]]
     tests: list[str]
+    rule: str = ""
     equivalent: str | None = None
     note: str | None = None
     status: str = "pending"  # killed | survived | not applicable | timeout | error
@@ -63,9 +65,38 @@ def load_mutants(path: Path = MUTANTS_FILE) -> list[Mutant]:
         mutants.append(Mutant(
             id=entry["id"], klass=entry["class"], file=entry["file"], description=entry["description"],
             replacements=[(pair["original"], pair["replacement"]) for pair in pairs],
-            tests=list(entry["tests"]), equivalent=entry.get("equivalent"), note=entry.get("note"),
+            tests=list(entry["tests"]), rule=entry["rule"], equivalent=entry.get("equivalent"), note=entry.get("note"),
         ))
     return mutants
+
+
+@dataclass
+class Rule:
+    id: str
+    doc: str
+    quote: str
+    tests: list[str]
+
+
+def load_rules(path: Path = RULES_FILE) -> list[Rule]:
+    """The rules of rules.yml, in order; each mutant of mutants.yml names one (`rule:`)."""
+    return [Rule(id=e["id"], doc=e["doc"], quote=e["quote"], tests=list(e["tests"]))
+            for e in yaml.safe_load(path.read_text(encoding="utf-8"))]
+
+
+def rule_rows(rules: list[Rule], mutants: list[Mutant]) -> list[str]:
+    """docs/testing.md's rule table: each rule, the tests that pin it, its mutants and their
+    verdicts. A rule no mutant breaks, or whose every mutant survived, is marked a gap."""
+    lines = ["| rule | stated in | pinned by | mutants | verdict |", "|---|---|---|---|---|"]
+    for rule in rules:
+        own = [m for m in mutants if m.rule == rule.id]
+        killed = [m for m in own if m.status in ("killed", "timeout")]
+        verdict = "**gap: no mutant breaks it**" if not own else (
+            f"{len(killed)}/{len(own)} killed" if killed else "**gap: no mutant killed**")
+        tests = "<br>".join(f"`{t.split('/')[-1]}`" for t in rule.tests)
+        found = "<br>".join(f"{m.id}: {m.status}" for m in own)
+        lines.append(f"| {_cell(rule.quote)} | `{rule.doc}` | {tests} | {found} | {verdict} |")
+    return lines
 
 
 def copy_project(destination: Path) -> Path:
@@ -216,7 +247,11 @@ def write_report(mutants: list[Mutant], figures: dict, seconds: float, baseline_
     lines.append("")
     lines.append(f"`make mutate` took {seconds / 60:.1f} min on this machine (baseline {baseline_seconds:.0f} s, "
                  f"then the mutants two at a time).")
-    lines += ["", "| id | class | file | change | result | killed by | s |", "|---|---|---|---|---|---|---|"]
+    lines += ["", "### Rules", "",
+              "One row per rule of `mutation/rules.yml`, in the docs' own words (each quote is checked to be in "
+              "its page by `tests/test_mutation_rules.py`).", ""]
+    lines += rule_rows(load_rules(), mutants)
+    lines += ["", "### Mutants", "", "| id | class | file | change | result | killed by | s |", "|---|---|---|---|---|---|---|"]
     for m in mutants:
         killed_by = "<br>".join(f"`{t.split('::', 1)[-1]}`" for t in m.killed_by)
         result = m.status + (" (equivalent)" if m.status == "survived" and m.equivalent else "")

@@ -79,10 +79,28 @@ WAIT_NOT = {"rerun_safe_lock_timeout_seconds": 0, "rerun_safe_lease_stale_second
 OTHER = "0000aaaa-0000-0000-0000-000000000001"
 
 
-def test_a_refused_run_leaves_the_holders_lease_alone(pipeline: Pipeline) -> None:
-    """Rule 4a: a live run holds the lease; a second run is refused, and its on-run-end must not release the holder's lease."""
+def test_a_run_that_lost_its_lease_does_not_release_it(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rule 4a: another run takes the lease over while this one runs (right before its on-run-end): this run's
+    on-run-end must leave the new holder's lease alone. A run refused at on-run-start leaves it alone too."""
+    from dbt.adapters.sql.connections import SQLConnectionManager
+
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100)])
     pipeline.build()
+    original = SQLConnectionManager.add_query
+    taken = []
+
+    def add_query(self, sql, *args, **kwargs):
+        if not taken and "rerun_safe_lease" in sql and "set holder_invocation_id = cast(null" in sql:
+            taken.append(sql)
+            original(self, f"update rerun_safe_lease set holder_invocation_id = '{OTHER}'", *args, **kwargs)
+        return original(self, sql, *args, **kwargs)
+
+    monkeypatch.setattr(SQLConnectionManager, "add_query", add_query)
+    pipeline.build()
+    monkeypatch.undo()
+    assert taken, "on-run-end sent no release"
+    assert pipeline.query("select holder_invocation_id, released_at is null from rerun_safe_lease") == [(OTHER, False)]
+
     _hand_lease_to(pipeline, OTHER, heartbeat_hours_ago=0)
     refused = pipeline.dbt("build", vars=WAIT_NOT)
     assert not refused.success

@@ -1,0 +1,49 @@
+"""The rule table of `make mutate` stays true: every rule of mutation/rules.yml is stated in its
+page (its quote is there, whitespace folded), is pinned by tests that exist, and is broken by at
+least one mutant; every mutant names a known rule, and every test a mutant or a rule names exists."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from mutation.runner import ROOT, load_mutants, load_rules
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _exists(node_id: str) -> bool:
+    """A pytest node id (file, or file::function, a parametrized [id] ignored) names a real test."""
+    path, _, name = node_id.partition("::")
+    file = ROOT / path
+    if not file.is_file():
+        return False
+    if not name:
+        return True
+    name = name.split("[", 1)[0]
+    tree = ast.parse(file.read_text(encoding="utf-8"))
+    defined = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    imported = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+    return name in defined | imported
+
+
+def test_every_rule_is_stated_in_its_page_and_pinned_by_real_tests() -> None:
+    rules = load_rules()
+    assert len({r.id for r in rules}) == len(rules), "duplicate rule ids"
+    unstated = [r.id for r in rules if _fold(r.quote) not in _fold((ROOT / r.doc).read_text(encoding="utf-8"))]
+    assert not unstated, f"rules whose quote is not in their page any more: {unstated}"
+    missing = [(r.id, t) for r in rules for t in r.tests if not _exists(t)]
+    assert not missing, f"rules pinned by tests that do not exist: {missing}"
+    assert all(r.tests for r in rules)
+
+
+def test_every_rule_has_a_mutant_and_every_mutant_a_rule() -> None:
+    rules = {r.id for r in load_rules()}
+    mutants = load_mutants()
+    unknown = sorted({m.rule for m in mutants} - rules)
+    assert not unknown, f"mutants name rules that rules.yml does not have: {unknown}"
+    unbroken = sorted(rules - {m.rule for m in mutants})
+    assert not unbroken, f"rules no mutant breaks: {unbroken}"
+    missing = [(m.id, t) for m in mutants for t in m.tests if not _exists(t)]
+    assert not missing, f"mutants aimed at tests that do not exist: {missing}"
