@@ -60,6 +60,7 @@ class FileCase:
     published: dict[str, tuple[str, str, int]] = field(default_factory=dict)  # event_id -> (company, day, net)
     symlink_to_outside: bool = False
     postgres: bool = True                     # applies to the Postgres target
+    recorded_as: str | None = None            # the name recorded, when not `name` (a name that is not UTF-8)
     why_not_postgres: str = ""
 
 
@@ -82,6 +83,12 @@ FILE_CASES: list[FileCase] = [
         _text([row("nsql1")]), Outcome.LOADED, records=1,
     ),
     FileCase("name_upper_extension", "file name", "UPPER.CSV", _text([row("nup1")]), Outcome.LOADED, records=1),
+    FileCase(
+        # Latin-1 bytes in the name (os keeps them as a surrogate): recorded with each byte
+        # outside printable ASCII as \xNN, rejected, and never blocking the others
+        "name_not_utf8", "file name", "caf\udce9.csv", _text([row("nnu1")]), Outcome.REJECTED,
+        reason="invalid_file_name", recorded_as="caf\\xe9.csv",
+    ),
     FileCase("name_hidden", "file name", ".hidden.csv", _text([row("nh1")]), Outcome.IGNORED),
     FileCase("name_other_extension", "file name", "notes.txt", _text([row("nt1")]), Outcome.IGNORED),
     FileCase(
@@ -118,6 +125,16 @@ FILE_CASES: list[FileCase] = [
         b"\xef\xbb\xbf" + _text([row("hb1")]).replace(b"event_id,event_type", b" event_id , event_type", 1),
         Outcome.LOADED, records=1,
     ),
+    FileCase(
+        # DuckDB's reader takes line 1 as the header, a CSV parser the first non-blank line
+        "header_after_blank_line", "header", "blank_first_line.csv",
+        b"\n" + _text([row("hab1")]), Outcome.REJECTED, reason="blank_line_before_header",
+    ),
+    FileCase(
+        "header_after_blank_line_crlf", "header", "blank_first_line_crlf.csv",
+        b"\xef\xbb\xbf\r\n" + _text([row("hab2")], line_end="\r\n"), Outcome.REJECTED,
+        reason="blank_line_before_header",
+    ),
     FileCase("header_only", "header", "header_only.csv", _text([]), Outcome.LOADED, records=0),
     FileCase("empty_file", "header", "empty.csv", b"", Outcome.LOADED, records=0),
     # --- the file cannot be decoded or parsed: rejected whole, never blocking ------------
@@ -151,6 +168,18 @@ FILE_CASES: list[FileCase] = [
     FileCase(
         "crlf_line_ends", "encoding and parsing", "crlf.csv",
         _text([row("cr1"), row("cr2")], line_end="\r\n"), Outcome.LOADED, records=2,
+    ),
+    FileCase(
+        # old Mac line ends, over 1 MiB in all, every line under it: a line ends at LF, CRLF or CR
+        "cr_line_ends_long_file", "encoding and parsing", "cr_only.csv",
+        _text([row("cro1", order_id="o" * 600_000), row("cro2", order_id="p" * 600_000)], line_end="\r"),
+        Outcome.LOADED, records=2,
+    ),
+    FileCase(
+        # read while still being written: cut inside a field (amount 1 of 1000), no line break at the end
+        "last_line_cut", "encoding and parsing", "being_written.csv",
+        _text([row("lc1"), row("lc2", "1000")])[:-len("000,EUR,2026-11-01T10:00:00Z,2026-11-01T11:00:00Z,1\n")],
+        Outcome.REJECTED, reason="incomplete_last_line",
     ),
     FileCase(
         "blank_lines", "encoding and parsing", "blank_lines.csv",
@@ -204,6 +233,13 @@ FILE_CASES: list[FileCase] = [
         _text([row("tg1", event_time="2026-13-45T99:00:00Z"), row("tg2", ingested_at="yesterday")]),
         Outcome.LOADED, records=2,
         quarantined={"tg1": "invalid_event_time", "tg2": "invalid_ingested_at"},
+    ),
+    FileCase(
+        # year 0000 is no calendar year: DuckDB read it as 1 BC and published that day
+        "timestamp_year_zero", "values", "year_zero.csv",
+        _text([row("yz1", event_time="0000-11-01T10:00:00Z", ingested_at="0000-11-01T11:00:00Z"),
+               row("yz2", ingested_at="0000-11-01T11:00:00Z")]),
+        Outcome.LOADED, records=2, quarantined={"yz1": "invalid_event_time", "yz2": "invalid_ingested_at"},
     ),
     FileCase(
         "sql_in_values", "values", "sql_values.csv",
@@ -283,6 +319,10 @@ VAR_CASES: list[VarCase] = [
         "correct_from", "calendar date",
     ),
     VarCase("amount_bound_zero", {"max_amount_cents": 0}, "max_amount_cents", "whole number"),
+    VarCase("amount_bound_beyond_64_bits", {"max_amount_cents": 10**15}, "max_amount_cents", "from 1 to 1000000000000"),
+    VarCase(
+        "var_name_typo", {"alowed_lateness_hours": 48}, "alowed_lateness_hours", "did you mean allowed_lateness_hours?",
+    ),
     VarCase("ahead_bound_text", {"max_event_time_ahead_hours": "a day"}, "max_event_time_ahead_hours", "whole number"),
     VarCase("flag_typo", {"accept_missing_deliveries": "yes"}, "accept_missing_deliveries", "true or false"),
 ]
