@@ -37,6 +37,8 @@ import sys
 import time
 from typing import Any, Callable
 
+from rerun_safe_duckdb.profile_check import check_profile
+
 VAR = "rerun_safe_lock_timeout_seconds"
 DEFAULT_TIMEOUT_SECONDS = 3600
 MAX_TIMEOUT_SECONDS = 86400
@@ -253,6 +255,7 @@ class OneWriter:
     def update_connection_config(self, creds: Any, config: dict[str, Any]) -> None:
         self._release_held()
         path = getattr(creds, "path", None)
+        check_profile(path, getattr(creds, "settings", None))  # the env vars, before the file is opened
         if not is_local_file(path) or getattr(creds, "is_motherduck", False):
             return
         timeout = timeout_seconds(invocation_vars())
