@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from harness import checks
+from harness import __version__, checks
 from harness.dbt_invoke import DbtError, DbtSettings
 from harness.deliveries import DEFAULT_BATCH_PATTERN
 from harness.report import overall_exit_code, render_terminal, write_junit, write_markdown
@@ -126,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
         "replay, batch-split invariance, lateness.",
         epilog="Exit status: 0 all checks passed, 1 a check failed, 2 a check could not run.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="<command>")
     common = _common_arguments()
     for check in checks.CHECKS:
