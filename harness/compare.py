@@ -42,8 +42,11 @@ def compare_snapshots(
     purpose: Purpose,
     selected: Collection[str] | None = None,
     sample_size: int = 5,
+    stamped: tuple[str, ...] = (),
 ) -> Comparison:
-    """Diff every relation of two snapshots; list every relation that is not judged, and why."""
+    """Diff every relation of two snapshots; list every relation that is not judged, and why.
+    `stamped`: load stamp columns the right side's deliveries carry other values of (stamped at
+    delivery time, harness.stamps): left out of the comparison, and listed."""
     comparison = Comparison(label=label, left=left.label, right=right.label)
     models = project.by_relation()
     left_relations = {relation.key: relation for relation in left.relations}
@@ -94,9 +97,16 @@ def compare_snapshots(
                 _side(con, name_of(left, left_relations[key]), model, history),
                 _side(con, name_of(right, right_relations[key]), model, history),
                 key=model.rerun_safe.group_by if history else model.unique_key,
-                excluded=model.rerun_safe.volatile_columns,
+                excluded=tuple(model.rerun_safe.volatile_columns) + tuple(
+                    c for c in stamped if c not in model.rerun_safe.volatile_columns
+                ),
                 mode="history" if history else "exact",
                 sample_size=sample_size,
+            )
+            present = {name.lower() for name, _ in con.columns(name_of(left, left_relations[key]))}
+            diff.stamped_columns = tuple(c for c in stamped if c.lower() in present)
+            diff.excluded_columns = tuple(
+                c for c in diff.excluded_columns if c in model.rerun_safe.volatile_columns or c in diff.stamped_columns
             )
             if diff.key:
                 diff.key_source = "meta.rerun_safe.group_by" if history else model.key_source

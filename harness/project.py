@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,9 @@ class RerunSafeMeta:
     # The model's unique_key may hold several rows by design (a partition replaced whole, an
     # event whose copies are replaced together): it is not asserted, and the report says so.
     unique_key_repeats: bool = False
+    # Columns a loader stamps into each delivery when it delivers it (`_loaded_at`): a split
+    # that reorders the deliveries stamps them at delivery time (harness.stamps).
+    load_stamp_columns: tuple[str, ...] = ()
 
     @classmethod
     def from_meta(cls, meta: dict[str, Any] | None) -> "RerunSafeMeta":
@@ -50,6 +54,7 @@ class RerunSafeMeta:
             reason=str(raw.get("reason") or ""),
             records_deliveries=_as_bool(raw.get("records_deliveries", False), "records_deliveries"),
             unique_key_repeats=_as_bool(raw.get("unique_key_repeats", False), "unique_key_repeats"),
+            load_stamp_columns=_as_key(raw.get("load_stamp_columns")),
         )
 
 
@@ -81,6 +86,10 @@ class Model:
     strategy: str = ""  # incremental_strategy as configured ("" when none is named)
     # Why its unique_key is not asserted ("" when it is, or when a test declares its grain).
     key_not_asserted: str = ""
+    # Columns its incremental filter trusts: `max(<column>)` in its SQL (an `is_incremental()`
+    # model), the high-water marks a reordered delivery can defeat.
+    trusted_columns: tuple[str, ...] = ()
+    parents: tuple[str, ...] = ()  # unique_ids it depends on (depends_on.nodes)
 
     @property
     def relation_key(self) -> tuple[str, str]:
@@ -97,6 +106,34 @@ class Project:
     models: tuple[Model, ...]
     # (schema, identifier) of the project's sources, lower case: the input tables, never judged
     sources: frozenset[tuple[str, str]] = frozenset()
+    # load stamp columns declared on sources and source tables (meta.rerun_safe.load_stamp_columns)
+    source_load_stamps: tuple[str, ...] = ()
+
+    def load_stamps(self) -> tuple[str, ...]:
+        """Every declared load stamp column: on sources, source tables and models."""
+        found = list(self.source_load_stamps)
+        for model in self.models:
+            found += [c for c in model.rerun_safe.load_stamp_columns if c not in found]
+        return tuple(found)
+
+    def trusted_by(self, name: str) -> tuple[str, ...]:
+        """The columns the incremental filters of a model and of every model upstream of it
+        trust (`max(<column>)`), nearest first."""
+        by_id = {model.unique_id: model for model in self.models}
+        try:
+            start = self.by_name(name)
+        except KeyError:
+            return ()
+        found: list[str] = []
+        queue, seen = [start.unique_id], set()
+        while queue:
+            node = queue.pop(0)
+            if node in seen or node not in by_id:
+                continue
+            seen.add(node)
+            found += [c for c in by_id[node].trusted_columns if c not in found]
+            queue += list(by_id[node].parents)
+        return tuple(found)
 
     def by_relation(self) -> dict[tuple[str, str], Model]:
         return {model.relation_key: model for model in self.models}
@@ -239,6 +276,8 @@ def load_manifest(target_path: Path, rename: tuple[str, str] | None = None) -> P
                 config_key=config_key,
                 strategy=strategy,
                 key_not_asserted=not_asserted,
+                trusted_columns=trusted_columns(str(node.get("raw_code") or "")),
+                parents=tuple((node.get("depends_on") or {}).get("nodes") or ()),
             )
         )
     sources = frozenset(
@@ -246,7 +285,31 @@ def load_manifest(target_path: Path, rename: tuple[str, str] | None = None) -> P
          str(source.get("identifier") or source.get("name") or "").lower())
         for source in (manifest.get("sources") or {}).values()
     )
-    return Project(name=project_name, models=tuple(sorted(models, key=lambda m: m.unique_id)), sources=sources)
+    source_stamps: list[str] = []
+    for source in (manifest.get("sources") or {}).values():
+        for meta in (source.get("source_meta"), source.get("meta"), (source.get("config") or {}).get("meta")):
+            for column in RerunSafeMeta.from_meta(meta).load_stamp_columns:
+                if column not in source_stamps:
+                    source_stamps.append(column)
+    return Project(
+        name=project_name, models=tuple(sorted(models, key=lambda m: m.unique_id)), sources=sources,
+        source_load_stamps=tuple(source_stamps),
+    )
+
+
+HIGH_WATER_MARK = re.compile(r"\bmax\s*\(\s*(?:[\w\"]+\s*\.\s*)?\"?(\w+)\"?\s*\)", re.IGNORECASE)
+
+
+def trusted_columns(raw_code: str) -> tuple[str, ...]:
+    """The columns an incremental model's filter takes a high-water mark of: `max(col)` (or
+    `max(alias.col)`) in a model that uses is_incremental()."""
+    if "is_incremental" not in raw_code:
+        return ()
+    found: list[str] = []
+    for match in HIGH_WATER_MARK.finditer(raw_code):
+        if match.group(1) not in found:
+            found.append(match.group(1))
+    return tuple(found)
 
 
 def build_order(target_path: Path, unique_ids: Collection[str]) -> list[str]:

@@ -38,7 +38,7 @@ def _cell(result: CheckResult, table: str) -> str:
     duplicate = any(
         v.table.split(".")[-1] == short and not v.explained_by for v in result.key_violations
     )
-    seen = differs = False
+    seen = differs = warned = False
     explained = ""
     not_judged = False
     for comparison in result.comparisons:
@@ -46,7 +46,9 @@ def _cell(result: CheckResult, table: str) -> str:
             if diff.table.split(".")[-1] != short:
                 continue
             seen = True
-            if not diff.identical and not diff.explained_by:
+            if not diff.identical and not diff.explained_by and diff.warning:
+                warned = True
+            elif not diff.identical and not diff.explained_by:
                 differs = True
             elif not diff.identical:
                 explained = explained or diff.explained_by
@@ -60,6 +62,8 @@ def _cell(result: CheckResult, table: str) -> str:
         return ", ".join(parts)
     if explained:
         return f"= {explained}"
+    if warned:
+        return "WARNING"
     for not_asserted in result.keys_not_asserted:
         if not_asserted.table.split(".")[-1] == short:
             return not_asserted.cell
@@ -116,6 +120,8 @@ def _finding_lines(result: CheckResult, indent: str = "  ") -> list[str]:
         lines.append(f"{indent}key not asserted, {why}: {', '.join(models)}")
     for hint in result.hints():
         lines.append(f"{indent}hint: {hint}")
+    for warning in result.warnings():
+        lines.append(f"{indent}WARNING {warning}")
     if result.test_failures:
         lines.append(
             f"{indent}dbt tests that failed (the project's own tests, reported here, not this "
@@ -131,11 +137,18 @@ def _diff_lines(diff: TableDiff, indent: str) -> list[str]:
     key = f" key ({', '.join(diff.key)})" if diff.key else ""
     if diff.key and diff.key_source not in ("", "config"):
         key += f" from {diff.key_source}"
-    lines = [f"{indent}{'ok  ' if diff.identical else 'DIFF'} {diff.table}{mode}{key}: {diff.summary()}"]
-    if diff.hint and not diff.identical:
+    mark = "ok  " if diff.identical else ("WARN" if diff.warning and not diff.explained_by else "DIFF")
+    lines = [f"{indent}{mark} {diff.table}{mode}{key}: {diff.summary()}"]
+    if diff.warning and not diff.identical:
+        lines.append(f"{indent}     warning (not a failure): {diff.warning}")
+    elif diff.hint and not diff.identical:
         lines.append(f"{indent}     hint: {diff.hint}")
     if diff.excluded_columns:
-        lines.append(f"{indent}     excluded (meta.rerun_safe.volatile_columns): {', '.join(diff.excluded_columns)}")
+        volatile = [c for c in diff.excluded_columns if c not in diff.stamped_columns]
+        if volatile:
+            lines.append(f"{indent}     excluded (meta.rerun_safe.volatile_columns): {', '.join(volatile)}")
+        if diff.stamped_columns:
+            lines.append(f"{indent}     excluded (load stamps, stamped at delivery time in this split): {', '.join(diff.stamped_columns)}")
     if diff.sample:
         lines.append(f"{indent}     sample (_side -: left only, +: right only; _copies: how many more):")
         lines.extend(textwrap.indent(diff.sample, indent + "       ").splitlines())
@@ -303,6 +316,8 @@ def render_markdown(results: Sequence[CheckResult], summary_path: Path | None = 
                     verdict = "identical"
                 elif diff.explained_by:
                     verdict = f"differs as already reported by {diff.explained_by}"
+                elif diff.warning:
+                    verdict = "⚠️ warning (not a failure): " + _md_escape(diff.summary()) + " — " + _md_escape(diff.warning)
                 else:
                     verdict = _md_escape(diff.summary()) + (f" — hint: {_md_escape(diff.hint)}" if diff.hint else "")
                 lines.append(f"| `{diff.table}` | {verdict} | {', '.join(diff.excluded_columns)} |")

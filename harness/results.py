@@ -39,11 +39,16 @@ class TableDiff:
     sample: str = ""
     explained_by: str = ""  # an earlier check already reported this table: not counted again
     hint: str = ""  # the classic bug pattern this difference looks like (harness.hints)
+    # A difference reported as a warning, not a failure, and why (a reordered delivery whose
+    # high-water mark the harness cannot tell is a load stamp: harness.checks.batches)
+    warning: str = ""
+    # columns left out of this comparison because the split stamped them at delivery time
+    stamped_columns: tuple[str, ...] = ()
 
     @property
     def judged_identical(self) -> bool:
-        """Identical, or its difference is already another check's finding."""
-        return self.identical or bool(self.explained_by)
+        """Identical, or its difference is already another check's finding, or a warning."""
+        return self.identical or bool(self.explained_by) or bool(self.warning)
 
     @property
     def identical(self) -> bool:
@@ -222,6 +227,15 @@ class CheckResult:
                 found.append(line)
         return found
 
+    def warnings(self) -> list[str]:
+        found = []
+        for comparison in self.comparisons:
+            for diff in comparison.diffs:
+                line = f"{diff.table.split('.')[-1]}: {diff.warning}"
+                if diff.warning and not diff.identical and not diff.explained_by and line not in found:
+                    found.append(line)
+        return found
+
     def headline(self) -> str:
         """One line for a table cell or a JUnit failure message."""
         if self.status in (Status.SKIPPED, Status.NOT_EXERCISED):
@@ -245,6 +259,8 @@ class CheckResult:
                 parts.insert(0, f"{lost} of {len(self.trials)} point(s) failed")
         if parts:
             return "; ".join(parts)
+        if self.warnings():
+            return "warning: " + self.warnings()[0][:200]
         if self.notes:
             return self.notes[0]
         tables = {d.table for c in self.comparisons for d in c.diffs}

@@ -1,0 +1,64 @@
+"""Load stamps (issue 33): the reordered splits of `batches` stamp the columns a loader writes
+into each delivery at delivery time, so a correct merge on `>= max(<load stamp>)` passes; a
+high-water mark the harness cannot tell is a load stamp gives a warning, not a failure."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness import stamps
+from harness.deliveries import discover_batches
+from harness.results import Status
+from tests.harness.helpers import DELIVERIES, PROJECTS, run_fixture_check
+
+REVERSE = "one batch per key vs one batch per key, reverse order"
+
+
+def test_restamp_gives_each_delivery_the_natural_stamp_of_its_slot(tmp_path: Path) -> None:
+    natural = discover_batches(DELIVERIES)
+    assert stamps.detect(natural) == ("_loaded_at",)  # ingested_at varies inside a batch
+    values = stamps.batch_stamps(natural, ["_loaded_at"])
+    assert [v["_loaded_at"] for v in values] == [
+        "2026-11-01T12:00:00Z", "2026-11-02T13:00:00Z", "2026-11-03T12:00:00Z",
+    ]
+    reverse = stamps.restamp(list(reversed(natural)), values, DELIVERIES, tmp_path)
+    first = reverse[0].files[0]
+    assert first.name == "2026-11-03_a.csv"
+    lines = first.read_text().splitlines()
+    assert all(line.endswith(",2026-11-01T12:00:00Z") for line in lines[1:])
+    assert lines[1].startswith("e8,sale,c3,o7,i8,400,EUR,2026-10-29T06:00:00Z,2026-11-02T10:00:00Z,1,")
+    assert first.stat().st_mtime == (DELIVERIES / first.name).stat().st_mtime
+
+
+@pytest.fixture(scope="module")
+def declared(tmp_path_factory: pytest.TempPathFactory):
+    return run_fixture_check(
+        "batches", "correct", tmp_path_factory.mktemp("declared"), select=("loaded_events",),
+        splits=("reverse",),
+    )
+
+
+def test_a_merge_on_a_declared_load_stamp_passes_the_reverse_order(declared) -> None:
+    assert declared.status is Status.PASS, declared.failure_message()
+    diff = declared.comparisons[0].diff_for("loaded_events")
+    assert diff.identical and diff.stamped_columns == ("_loaded_at",)
+    assert declared.exercised["load stamps stamped at delivery"] == "_loaded_at"
+
+
+def test_an_undeclared_high_water_mark_is_a_warning_naming_the_column(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(PROJECTS / "correct", project, ignore=shutil.ignore_patterns("target", "logs", "*.duckdb"))
+    model = project / "models" / "loaded_events.sql"
+    model.write_text(model.read_text().replace("    meta={'rerun_safe': {'load_stamp_columns': ['_loaded_at']}},\n", ""))
+    result = run_fixture_check(
+        "batches", "correct", tmp_path / "work", project_dir=project, select=("loaded_events",),
+        splits=("reverse",),
+    )
+    assert result.status is Status.PASS, result.failure_message()
+    diff = result.comparisons[0].diff_for("loaded_events")
+    assert not diff.identical and "keys removed" in diff.kinds()
+    assert "max(_loaded_at)" in diff.warning and "load_stamp_columns" in diff.warning
+    assert result.warnings() and "WARNING" in __import__("harness.report", fromlist=["x"]).render_terminal([result])
