@@ -105,7 +105,7 @@ def annotate(ctx: CheckContext | None, check: str, comparisons: Sequence[Compari
         for diff in comparison.diffs:
             if diff.identical:
                 continue
-            diff.hint = hint_for(diff, check)
+            diff.hint = hint_for(diff, check, comparison.label)
             name = diff.table.split(".")[-1]
             if ctx is not None and ctx.explained.get(name, check) != check:
                 diff.explained_by = ctx.explained[name]

@@ -237,5 +237,9 @@ def _sample(
         limit {limit}
         """
     )
-    frame = pd.DataFrame(rows, columns=names)
+    from harness.keys import sql_literal  # harness.keys reads harness.diff's results
+
+    # values as SQL literals ('e9', NULL, 42): pandas would print a NULL as NaN or None
+    shown = [tuple(value if index < 2 else sql_literal(value) for index, value in enumerate(row)) for row in rows]
+    frame = pd.DataFrame(shown, columns=names, dtype=object)
     return frame.to_string(index=False, max_colwidth=40)

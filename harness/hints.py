@@ -28,18 +28,32 @@ LOST_AFTER_CRASH = (
     "rows lost after a stopped build: progress (a claim, a high-water mark) was committed apart "
     "from the data it covers; write both in one transaction, or derive progress from the data"
 )
+UPDATES_MISSED = (
+    "rows of existing keys not updated by the incremental route: a later row for a key already "
+    "loaded (a return, a correction, a new version) was skipped by the incremental filter or "
+    "lost to the older row; read a lookback window that covers late changes and let the merge "
+    "update, ordering versions by their own column"
+)
 ORDER_DEPENDENT = (
     "the result depends on batch order: ties are not broken (row_number without a total order) "
     "or the last file merged wins; order by every column that tells two versions apart"
 )
 DUPLICATE_KEY = (
-    "the unique_key is not unique in the model's own rows: a merge/delete+insert on it "
-    "overwrites or multiplies rows; key the model on its real grain"
+    "the unique_key is not unique in the model's own rows: it misses part of the grain, so one "
+    "key matches two or more source rows, and a merge/delete+insert on it overwrites or "
+    "multiplies rows; key the model on its real grain"
 )
 
 
-def hint_for(diff: TableDiff, check: str) -> str:
-    """A hint for one differing table found by `check`, or "" when no pattern fits."""
+def reordered(label: str) -> bool:
+    """Does a comparison (its label) put deliveries in another order (batches: reverse, shuffled)?"""
+    return "reverse order" in label or "shuffled" in label
+
+
+def hint_for(diff: TableDiff, check: str, label: str = "") -> str:
+    """A hint for one differing table found by `check` in the comparison `label`, or "" when
+    no pattern fits. Only a comparison that reorders the deliveries can show an order
+    dependence; a key repeated on either side is the key missing part of the grain."""
     if diff.identical or diff.missing_on or diff.schema_changes:
         return ""
     added_only = diff.surplus_right > 0 and diff.surplus_left == 0
@@ -52,7 +66,7 @@ def hint_for(diff: TableDiff, check: str) -> str:
     if check == "idempotency" and diff.key and diff.changed_columns and not (diff.keys_added or diff.keys_removed):
         return VOLATILE.format(columns=", ".join(sorted(diff.changed_columns)))
     # right: the incremental (or crashed) side; left: the full refresh (or clean) side
-    if check in ("convergence", "batches", "crash") and diff.duplicate_keys_right:
+    if check in ("convergence", "batches", "crash") and (diff.duplicate_keys_right or diff.duplicate_keys_left):
         return DUPLICATE_KEY
     if check in ("convergence", "batches") and (
         diff.keys_removed or removed_only
@@ -61,8 +75,10 @@ def hint_for(diff: TableDiff, check: str) -> str:
         return DROPPED_LATE
     if check == "crash" and (diff.keys_removed or removed_only):
         return LOST_AFTER_CRASH
-    if check in ("batches", "convergence") and diff.changed_columns and not diff.keys_removed:
+    if check == "batches" and reordered(label) and diff.changed_columns and not diff.keys_removed:
         return ORDER_DEPENDENT
+    if check in ("batches", "convergence") and diff.changed_columns and not diff.keys_removed:
+        return UPDATES_MISSED
     if diff.duplicate_keys_left or diff.duplicate_keys_right:
         return DUPLICATE_KEY
     if check != "idempotency" and diff.duplicated_groups and diff.surplus_right:

@@ -57,7 +57,17 @@ def test_duplicated_row_is_a_difference(attach) -> None:
     assert (result.surplus_left, result.surplus_right) == (0, 1)
     assert result.duplicated_groups == 1
     assert "duplicated rows" in result.kinds()
-    assert "2" in result.sample and "b" in result.sample
+    assert "2" in result.sample and "'b'" in result.sample
+
+
+def test_sample_values_print_as_sql_literals_null_as_null(attach) -> None:
+    con = attach(
+        "create table t as select * from (values (1, 'a', 1.5), (2, null, null)) v(id, x, amount)",
+        "create table t as select * from (values (1, 'a', 1.5), (2, null, 2.5)) v(id, x, amount)",
+    )
+    result = diff(con, key=("id",))
+    assert "NULL" in result.sample and "'a'" not in result.sample
+    assert "NaN" not in result.sample and "None" not in result.sample
 
 
 def test_changed_column_is_reported_by_name_with_its_key(attach) -> None:
@@ -71,7 +81,7 @@ def test_changed_column_is_reported_by_name_with_its_key(attach) -> None:
     assert (result.keys_added, result.keys_removed) == (0, 0)
     assert result.changed_columns == {"amount": 1}
     sample_lines = [line.split() for line in result.sample.splitlines()[1:]]
-    assert {tuple(line[2:]) for line in sample_lines} == {("2", "b", "20"), ("2", "b", "25")}
+    assert {tuple(line[2:]) for line in sample_lines} == {("2", "'b'", "20"), ("2", "'b'", "25")}
 
 
 def test_added_and_removed_keys(attach) -> None:
