@@ -14,7 +14,7 @@ from harness.deliveries import DEFAULT_BATCH_PATTERN, Batch, discover_batches
 from harness.hints import hint_for
 from harness.keys import KeyViolation
 from harness.project import Project, load_manifest
-from harness.results import CheckResult, Comparison, Status
+from harness.results import CheckResult, Comparison, NotJudged, Status
 from harness.sources import SourceLoader
 from harness.stores import Store
 from harness.stores.duckdb import DuckDBStore
@@ -123,12 +123,39 @@ def lane_findings(ctx: CheckContext | None, check: str, lanes: Sequence[Lane]) -
         if ctx is not None and ctx.explained_keys.get(violation.model, check) != check:
             violation.explained_by = ctx.explained_keys[violation.model]
     errors = [problem for lane in lanes for problem in lane.problems()]
+    causes = skip_causes(run for lane in lanes for run in lane.runs)
     return {
         "errors": unexplained_errors(ctx, check, errors),
         "key_violations": list(violations.values()),
         "test_failures": sorted({f for lane in lanes for f in lane.test_failures()}),
-        "skipped_nodes": sorted({n for lane in lanes for n in lane.skipped_nodes()}),
+        "skipped_nodes": [f"{uid} ({reason})" for uid, reason in sorted(causes.items())],
+        "dbt_skipped": {uid.split(".")[-1]: reason for uid, reason in sorted(causes.items())
+                        if uid.split(".")[0] in ("model", "seed", "snapshot")},
     }
+
+
+def skip_causes(runs) -> dict[str, str]:
+    """Every node dbt skipped in these runs -> its reason (the first run that skipped it)."""
+    causes: dict[str, str] = {}
+    for run in runs:
+        for uid, reason in run.skip_causes().items():
+            causes.setdefault(uid, reason)
+    return causes
+
+
+def set_aside_skipped(comparisons: Sequence[Comparison], dbt_skipped: dict[str, str]) -> None:
+    """A model dbt skipped in one build exists on one side only: that is dbt's skip (an
+    upstream failure), not a difference. It goes to the comparison's not judged, with dbt's
+    reason."""
+    for comparison in comparisons:
+        kept = []
+        for diff in comparison.diffs:
+            name = diff.table.split(".")[-1]
+            if not diff.identical and name in dbt_skipped:
+                comparison.not_judged.append(NotJudged(diff.table, dbt_skipped[name]))
+            else:
+                kept.append(diff)
+        comparison.diffs[:] = kept
 
 
 def build_everything(ctx: CheckContext, name: str, lane_name: str, started: float) -> tuple[Lane, DbtRun, CheckResult | None]:
@@ -145,10 +172,13 @@ def build_failed(name: str, started: float, lane: Lane, run: DbtRun) -> CheckRes
     """The check's first build failed: nothing can be judged; dbt's own error is the report."""
     if run.ok:
         return None
+    causes = run.skip_causes()
     return CheckResult(
         name=name, status=Status.ERROR, duration_s=time.monotonic() - started,
         errors=[f"the first build failed, nothing could be judged: {run.problems[0]}", *run.problems[1:]],
-        test_failures=run.test_failures, skipped_nodes=run.skipped,
+        test_failures=run.test_failures, skipped_nodes=[f"{uid} ({reason})" for uid, reason in sorted(causes.items())],
+        dbt_skipped={uid.split(".")[-1]: reason for uid, reason in causes.items()
+                     if uid.split(".")[0] in ("model", "seed", "snapshot")},
     )
 
 
@@ -191,8 +221,9 @@ def finish(
     (or no row in any judged table) makes it NOT_EXERCISED rather than a pass. A check that
     compares no tables by design (`compares=False`: keys) gets no "tables judged" / "rows
     compared" figures; the result's figures are final (a check does not edit them after)."""
-    annotate(ctx, name, comparisons)
     findings = lane_findings(ctx, name, lanes)
+    set_aside_skipped(comparisons, findings["dbt_skipped"])
+    annotate(ctx, name, comparisons)
     figures: dict[str, object] = {}
     if compares:
         figures["tables judged"] = len({d.table for c in comparisons for d in c.diffs})
@@ -214,7 +245,16 @@ def finish(
             nothing = "no comparison was made"
         elif not sum(c.rows_compared for c in comparisons):
             nothing = "every judged table was empty in every build: nothing was compared"
+    # A build error the check's first build of a lane already has is no finding of a re-run:
+    # the check could not judge (ERROR), as keys and idempotency say when their build fails.
+    first_failed = [
+        problem for lane in lanes if lane.runs
+        for problem in unexplained_errors(None, name, lane.runs[0].problems)
+        if not (ctx is not None and ctx.explains_error(problem, name))
+    ]
     status = Status.FAIL if failed else (Status.NOT_EXERCISED if nothing else Status.PASS)
+    if first_failed:
+        status = Status.ERROR
     return CheckResult(
         name=name,
         status=status,

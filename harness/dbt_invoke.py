@@ -89,6 +89,42 @@ class DbtRun:
     def skipped(self) -> list[str]:
         return [node.unique_id for node in self.nodes if node.status in SKIPPED_STATUSES]
 
+    def skip_causes(self) -> dict[str, str]:
+        """Each node dbt skipped -> dbt's reason: the failed or erroring node upstream of it
+        that caused the skip, with its status and message (from the run's manifest)."""
+        skipped = self.skipped
+        if not skipped:
+            return {}
+        failed = {node.unique_id: node for node in self.nodes
+                  if node.status in ERROR_STATUSES | TEST_FAILURE_STATUSES}
+        try:
+            manifest = json.loads((self.target_path / "manifest.json").read_text())
+        except (OSError, ValueError):
+            manifest = {}
+        parents: dict[str, list[str]] = manifest.get("parent_map") or {}
+        children: dict[str, list[str]] = manifest.get("child_map") or {}
+        causes: dict[str, str] = {}
+        for uid in skipped:
+            # a model's ancestors, and the tests on them (dbt build skips what follows a failing test)
+            queue, seen, found = list(parents.get(uid, [])), set(), ""
+            while queue and not found:
+                node = queue.pop(0)
+                if node in seen:
+                    continue
+                seen.add(node)
+                for candidate in [node, *children.get(node, [])]:
+                    if candidate in failed and candidate != uid:
+                        found = candidate
+                        break
+                queue += parents.get(node, [])
+            if found:
+                cause = failed[found]
+                what = "failed" if cause.status in TEST_FAILURE_STATUSES else cause.status
+                causes[uid] = f"skipped by dbt: upstream {found} {what}" + (f": {cause.message}" if cause.message else "")
+            else:
+                causes[uid] = "skipped by dbt" + (f": {self.error}" if self.error else "")
+        return causes
+
     @property
     def built(self) -> set[str]:
         """Nodes the run built or ran without error (models, seeds, snapshots, tests)."""

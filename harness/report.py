@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
@@ -30,11 +31,15 @@ def _cell(result: CheckResult, table: str) -> str:
     that earlier check already reported), ok, not judged, or "-" (not compared here)."""
     if result.status is Status.SKIPPED:
         return "skipped"
+    short = table.split(".")[-1]
+    if short in result.dbt_skipped:  # dbt's skip, with its reason in the check's findings
+        return "dbt skipped"
     if result.status is Status.ERROR:
-        return "error"
+        return "ERROR"
     if result.status is Status.NOT_EXERCISED:
         return "not exercised"
-    short = table.split(".")[-1]
+    if result.status is Status.FAIL and _errored(result, short):
+        return "ERROR"
     duplicate = any(
         v.table.split(".")[-1] == short and not v.explained_by for v in result.key_violations
     )
@@ -72,13 +77,24 @@ def _cell(result: CheckResult, table: str) -> str:
     return "not judged" if not_judged else "-"
 
 
+def _errored(result: CheckResult, short: str) -> bool:
+    """Does a build error of the check (or of one of its trials) name this model?"""
+    errors = [*result.errors, *(e for trial in result.trials for e in trial.errors),
+              *(trial.outcome for trial in result.trials if not trial.survived)]
+    return any(re.search(rf"\b(?:model|seed|snapshot)\.\w+\.{re.escape(short)}: (?:error|runtime error)", e) for e in errors)
+
+
 def model_tables(results: Sequence[CheckResult]) -> list[str]:
     tables: set[str] = set()
     for result in results:
+        tables |= set(result.dbt_skipped)
         for comparison in result.comparisons:
             tables |= {diff.table for diff in comparison.diffs}
         tables |= {violation.table for violation in result.key_violations}
-    return sorted(tables, key=lambda t: t.split(".")[-1])
+    by_name: dict[str, str] = {}
+    for table in sorted(tables, key=lambda t: (t.split(".")[-1], "." not in t)):
+        by_name.setdefault(table.split(".")[-1], table)
+    return [by_name[name] for name in sorted(by_name)]
 
 
 def matrix(results: Sequence[CheckResult]) -> tuple[list[str], list[list[str]]]:

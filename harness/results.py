@@ -195,6 +195,9 @@ class CheckResult:
     keys_not_asserted: list = field(default_factory=list)
     test_failures: list[str] = field(default_factory=list)  # the project's failing data tests
     skipped_nodes: list[str] = field(default_factory=list)  # nodes dbt skipped (after a failure)
+    # model name -> dbt's reason it skipped the model in a build of this check (the upstream
+    # node that failed, its status and message): reported as such, never as a difference
+    dbt_skipped: dict[str, str] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
