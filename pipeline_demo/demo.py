@@ -4,7 +4,14 @@ batch, and print what the pipeline did (rows per table). The `make demo` entry p
 On this project (a warehouse with rerun_safe's tables) it also prints, per batch, what was
 landed, quarantined, counted as duplicate and queued as late, then retries the last build
 with nothing new (the business tables must not change) and runs a correction over the first
-delivery day (late rows are applied, the ledger still balances)."""
+delivery day (late rows are applied, the ledger still balances).
+
+It never destroys what it did not make: by default it works in a warehouse and landing folder
+of its own (target/demo/), not the ones the README's "run dbt yourself" uses. It starts afresh
+only over a warehouse it made and that nothing changed since (a marker file beside it,
+`<warehouse>.demo.json`, holds the row count of every relation when it finished) and over a
+landing folder holding only copies of the deliveries; anything else it refuses to overwrite,
+touching nothing."""
 
 from __future__ import annotations
 
@@ -27,6 +34,8 @@ from harness.warehouse import take_snapshot
 from pipeline_demo import generate
 
 HELP = "land deliveries batch by batch into one warehouse, build after each, print the tables"
+DEMO_WAREHOUSE = Path("target/demo/rerun_safe.duckdb")
+DEMO_LANDING = Path("target/demo/landing")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,8 +43,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--deliveries", type=Path, default=Path("data/deliveries"), metavar="DIR",
         help="CSV deliveries; generated (python -m pipeline_demo generate) when the folder has none",
     )
-    parser.add_argument("--landing", type=Path, default=Path("data/landing"), metavar="DIR")
-    parser.add_argument("--warehouse", type=Path, default=Path("target/rerun_safe.duckdb"), metavar="PATH")
+    parser.add_argument("--landing", type=Path, default=DEMO_LANDING, metavar="DIR",
+                        help=f"the demo's landing folder (default {DEMO_LANDING})")
+    parser.add_argument("--warehouse", type=Path, default=DEMO_WAREHOUSE, metavar="PATH",
+                        help=f"the demo's DuckDB file (default {DEMO_WAREHOUSE}); one the demo did not make, "
+                             "or that changed since it made it, is never overwritten")
     parser.add_argument("--batch-pattern", default=DEFAULT_BATCH_PATTERN, metavar="REGEX")
     parser.add_argument(
         "--target-path", type=Path, default=None, metavar="DIR",
@@ -43,7 +55,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--keep", action="store_true",
-        help="keep the landing folder and warehouse of a previous demo (default: start afresh)",
+        help="keep the landing folder and warehouse and build on them (default: start afresh, "
+             "over a warehouse and landing folder of a previous demo only)",
     )
 
 
@@ -59,47 +72,154 @@ def run(args: argparse.Namespace, settings: DbtSettings) -> int:
         return 2
     batches = discover_batches(args.deliveries, args.batch_pattern)
     landing, warehouse = args.landing.resolve(), args.warehouse.resolve()
+    ours = _marker(warehouse).exists() or not _exists(warehouse)
     if not args.keep:
+        refusal = _refusal(warehouse, landing, {path.name for batch in batches for path in batch.files})
+        if refusal:
+            print(f"demo: refusing to start afresh: {refusal}\n"
+                  f"demo: nothing was changed. Point --warehouse/--landing elsewhere (the defaults, "
+                  f"{DEMO_WAREHOUSE} and {DEMO_LANDING}, are the demo's own), or move the file away yourself.",
+                  file=sys.stderr, flush=True)
+            return 2
         shutil.rmtree(landing, ignore_errors=True)
-        for stale in (warehouse, warehouse.with_name(warehouse.name + ".wal")):
+        for stale in (warehouse, warehouse.with_name(warehouse.name + ".wal"), _marker(warehouse)):
             stale.unlink(missing_ok=True)
     warehouse.parent.mkdir(parents=True, exist_ok=True)
     target = args.target_path.resolve() if args.target_path else settings.project_dir / "target"
     last_target = target
     failed = False
-    for number, batch in enumerate(batches, start=1):
-        land(batch.files, landing)
-        started = time.monotonic()
-        run_ = invoke(
-            settings, "build", warehouse=warehouse, target_path=target, landing=landing,
-            select=tuple(args.select),
-        )
-        verdict = "ok" if run_.ok else "FAILED: " + "; ".join(run_.problems)[:500]
-        print(
-            f"batch {number}/{len(batches)} {batch.key}: landed {len(batch.files)} file(s), "
-            f"dbt build {verdict} ({time.monotonic() - started:.1f} s)",
-            flush=True,
-        )
-        failed = failed or not run_.ok
-        last_target = run_.target_path
-        figures = _pipeline_figures(warehouse)
-        if figures:
-            print("    " + ", ".join(f"{name} {value}" for name, value in figures.items()), flush=True)
-    _print_tables(warehouse, last_target)
-    if not failed and _pipeline_figures(warehouse):
-        failed = not _retry_and_correct(args, settings, batches[0].key, warehouse, landing, target)
+    previous: dict[str, object] = {}
+    print("per batch: the warehouse's totals after the build (cumulative), and in brackets what this "
+          "batch added", flush=True)
+    try:
+        for number, batch in enumerate(batches, start=1):
+            land(batch.files, landing)
+            started = time.monotonic()
+            run_ = invoke(
+                settings, "build", warehouse=warehouse, target_path=target, landing=landing,
+                select=tuple(args.select),
+            )
+            verdict = "ok" if run_.ok else "FAILED: " + "; ".join(run_.problems)[:500]
+            print(
+                f"batch {number}/{len(batches)} {batch.key}: landed {len(batch.files)} file(s), "
+                f"dbt build {verdict} ({time.monotonic() - started:.1f} s)",
+                flush=True,
+            )
+            failed = failed or not run_.ok
+            last_target = run_.target_path
+            figures = _pipeline_figures(warehouse)
+            if figures:
+                print("    totals: " + ", ".join(
+                    f"{FIGURE_NAMES[name]} {value} ({_delta(value, previous.get(name, 0))})"
+                    for name, value in figures.items()
+                ), flush=True)
+                previous = figures
+        _print_tables(warehouse, last_target, "after the last batch")
+        if not failed and _pipeline_figures(warehouse):
+            failed = not _retry_and_correct(args, settings, batches[0].key, warehouse, landing, target)
+            _print_tables(warehouse, last_target, "after the retry and the correction")
+    finally:
+        if ours and _exists(warehouse):
+            _marker(warehouse).write_text(json.dumps(
+                {"made_by": "python -m pipeline_demo demo", "landing": str(landing),
+                 "relations": _row_counts(warehouse)}, indent=1, sort_keys=True) + "\n")
     print(f"\nwarehouse: {warehouse}\nlanding:   {landing}")
+    _print_next_steps(warehouse, landing)
     return 1 if failed else 0
 
 
-def _print_tables(warehouse: Path, target: Path) -> None:
+FIGURE_NAMES = {
+    "landed": "staged rows", "quarantined": "quarantined rows", "duplicates": "duplicate copies",
+    "late_waiting": "late rows waiting", "late_applied": "late rows applied",
+    "net_cents": "daily revenue net cents", "ledger_cents": "ledger cents",
+}
+
+
+def _delta(value: object, before: object) -> str:
+    try:
+        change = int(value) - int(before)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return "?"
+    return f"{change:+d}"
+
+
+def _marker(warehouse: Path) -> Path:
+    return warehouse.with_name(warehouse.name + ".demo.json")
+
+
+def _exists(warehouse: Path) -> bool:
+    return warehouse.exists() or warehouse.with_name(warehouse.name + ".wal").exists()
+
+
+def _row_counts(warehouse: Path) -> dict[str, int]:
+    """Rows per relation, on a copy: what changes when anyone writes to the warehouse (a dbt
+    build adds a row to the run registry even when it has nothing new)."""
+    with tempfile.TemporaryDirectory(prefix="rerun-safe-demo-") as folder:
+        snapshot = take_snapshot(warehouse, Path(folder), "marker")
+        con = duckdb.connect(str(snapshot.path), read_only=True)
+        try:
+            return {
+                relation.display_name: int(con.execute(
+                    f"select count(*) from {quote(relation.schema)}.{quote(relation.name)}"
+                ).fetchone()[0])  # type: ignore[index]
+                for relation in snapshot.relations
+            }
+        finally:
+            con.close()
+
+
+def _refusal(warehouse: Path, landing: Path, delivery_names: set[str]) -> str | None:
+    """Why starting afresh would destroy something the demo did not make, or None."""
+    if _exists(warehouse):
+        marker = _marker(warehouse)
+        if not marker.exists():
+            return (f"{warehouse} exists and the demo did not make it (no {marker.name} beside it): "
+                    "it may be your warehouse")
+        try:
+            recorded = json.loads(marker.read_text())["relations"]
+            now = _row_counts(warehouse)
+        except (OSError, ValueError, KeyError, TypeError, duckdb.Error) as exc:
+            return f"{warehouse}: cannot tell whether it changed since the demo made it ({exc})"
+        if now != recorded:
+            changed = sorted(name for name in set(now) | set(recorded) if now.get(name) != recorded.get(name))
+            return (f"{warehouse} changed since the demo made it ({', '.join(changed[:5])}"
+                    f"{' ...' if len(changed) > 5 else ''}): someone ran dbt in it")
+    if landing.is_dir():
+        foreign = sorted(path.name for path in landing.iterdir() if path.name not in delivery_names)
+        if foreign:
+            return (f"{landing} holds files that are not copies of the deliveries ({', '.join(foreign[:5])}"
+                    f"{' ...' if len(foreign) > 5 else ''})")
+    return None
+
+
+def _print_next_steps(warehouse: Path, landing: Path) -> None:
+    cwd = Path.cwd()
+
+    def shown(path: Path) -> str:
+        return str(path.relative_to(cwd)) if path.is_relative_to(cwd) else str(path)
+
+    env = f"DBT_DUCKDB_PATH={shown(warehouse)}"
+    landing_var = f"--vars '{{landing_path: {shown(landing)}}}'"
+    print(
+        "\nnext steps:\n"
+        f"  1. query a mart (dbt show --select <mart> shows only an incremental run's new rows):\n"
+        f"       {env} .venv/bin/dbt show --inline 'select * from fct_daily_revenue order by revenue_date' "
+        f"--limit 20 {landing_var}\n"
+        f"  2. browse the models, their columns and lineage:\n"
+        f"       {env} .venv/bin/dbt docs generate {landing_var} && .venv/bin/dbt docs serve\n"
+        f"  3. prove the pipeline is safe to re-run (retries, replays, crashes, backfills): make harness",
+        flush=True,
+    )
+
+
+def _print_tables(warehouse: Path, target: Path, when: str) -> None:
     models = load_manifest(target).by_relation()
     with tempfile.TemporaryDirectory(prefix="rerun-safe-demo-") as folder:
         # A copy: this process still holds dbt's connection to the warehouse file.
         snapshot = take_snapshot(warehouse, Path(folder), "demo")
         con = duckdb.connect(str(snapshot.path), read_only=True)
         try:
-            print("\nrows per relation:")
+            print(f"\nrows per relation {when}:")
             for relation in snapshot.relations:
                 count = con.execute(
                     f"select count(*) from {quote(relation.schema)}.{quote(relation.name)}"
