@@ -38,6 +38,14 @@ java:
 demo: setup
 	$(BIN)/python -m pipeline_demo demo --deliveries $(DELIVERIES) --landing $(LANDING) --warehouse $(WAREHOUSE)
 
+# A table's rows, all of them (`dbt show --select <mart>` shows only the rows an incremental run
+# would add): make show TABLE=fct_daily_revenue [LIMIT=50] [WAREHOUSE=...] [LANDING=...]
+.PHONY: show
+TABLE ?= fct_daily_revenue
+LIMIT ?= 20
+show: setup
+	DBT_DUCKDB_PATH=$(WAREHOUSE) $(BIN)/dbt show --quiet --inline 'select * from $(TABLE)' --limit $(LIMIT) --vars '{landing_path: $(LANDING)}'
+
 # sqlfluff's dbt templater compiles against a warehouse: an empty one shows the full-refresh
 # branches, one whose tables exist (seeds loaded, models built) shows the incremental branches. Lint both, in a warehouse
 # of its own, so the result never depends on the state of the demo warehouse.
