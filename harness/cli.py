@@ -21,7 +21,7 @@ import yaml
 from harness import __version__, checks
 from harness.dbt_invoke import DbtError, DbtSettings
 from harness.deliveries import DEFAULT_BATCH_PATTERN
-from harness.report import overall_exit_code, render_terminal, write_junit, write_markdown
+from harness.report import overall_exit_code, render_terminal, selection_lines, write_junit, write_markdown
 from harness.runner import run_checks
 from harness.results import CheckResult, Status
 from harness.session import NothingSelected, open_session
@@ -240,9 +240,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"work folder kept: {workdir}", file=sys.stderr)
         else:
             shutil.rmtree(workdir, ignore_errors=True)
-    print(render_terminal(results))
+    preamble = selection_lines(ctx)
+    print(render_terminal(results, preamble))
     if args.junit:
         write_junit(results, args.junit)
     if args.summary:
-        write_markdown(results, args.summary)
+        write_markdown(results, args.summary, preamble)
     return overall_exit_code(results)

@@ -42,6 +42,9 @@ class CheckContext:
     # what each build selects: the selected nodes and their parents (`+name`), so a selection
     # of one model still builds what it reads. Empty: the whole project.
     build_select: tuple[str, ...] = ()
+    # --state with --defer: the project's nodes the state selection left out (unchanged; dbt
+    # would defer to the base state for them): not judged, named in the report
+    deferred: tuple[str, ...] = ()
     deliveries: Path | None = None
     batch_pattern: str = DEFAULT_BATCH_PATTERN
     sample_size: int = 5

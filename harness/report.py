@@ -211,8 +211,22 @@ def _trial_lines(trials: Sequence[Trial]) -> list[str]:
     return lines
 
 
-def render_terminal(results: Sequence[CheckResult]) -> str:
-    lines: list[str] = []
+def selection_lines(ctx) -> list[str]:
+    """What a --state selection judged and what it deferred (harness.context.CheckContext)."""
+    if ctx is None or not ctx.deferred:
+        return []
+    short = lambda uid: uid.split(".")[-1]  # noqa: E731
+    judged = sorted(short(uid) for uid in (ctx.selected or ()))
+    return [
+        f"selection ({' '.join(ctx.select)} --state {ctx.settings.state}): judged, as dbt ls selects them: "
+        + (", ".join(judged) or "none"),
+        "deferred (unchanged: left out by the state selection, not judged; the ones the selection "
+        "reads are built here from the deliveries): " + ", ".join(short(uid) for uid in ctx.deferred),
+    ]
+
+
+def render_terminal(results: Sequence[CheckResult], preamble: Sequence[str] = ()) -> str:
+    lines: list[str] = [*preamble, *([""] if preamble else [])]
     if len(results) > 1:
         lines.extend(_matrix_lines(results))
     for result in results:
@@ -289,12 +303,13 @@ def _md_escape(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def render_markdown(results: Sequence[CheckResult], summary_path: Path | None = None) -> str:
+def render_markdown(results: Sequence[CheckResult], summary_path: Path | None = None, preamble: Sequence[str] = ()) -> str:
     icon = {
         Status.PASS: "✅ pass", Status.FAIL: "❌ fail", Status.ERROR: "⚠️ error",
         Status.NOT_EXERCISED: "❌ not exercised", Status.SKIPPED: "⏭️ skipped",
     }
-    lines = ["## rerun-safe", "", "| check | result | time | finding |", "|---|---|---|---|"]
+    lines = ["## rerun-safe", "", *(f"- {_md_escape(line)}" for line in preamble), *([""] if preamble else []),
+             "| check | result | time | finding |", "|---|---|---|---|"]
     for result in results:
         finding = result.headline()
         lines.append(
@@ -359,6 +374,6 @@ def render_markdown(results: Sequence[CheckResult], summary_path: Path | None = 
     return "\n".join(lines).rstrip() + "\n"
 
 
-def write_markdown(results: Sequence[CheckResult], path: Path) -> None:
+def write_markdown(results: Sequence[CheckResult], path: Path, preamble: Sequence[str] = ()) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_markdown(results, path))
+    path.write_text(render_markdown(results, path, preamble))

@@ -61,6 +61,13 @@ def open_session(
     ids = list_nodes(settings, target_path=preflight / "target", location=store.env(place), select=select)
     manifest_path = preflight / "target" / "manifest.json"
     check_locations(manifest_path, scratch.adapter, place, scratch.database)
+    if settings.state is not None and select:
+        # state:modified compares each node with the base manifest, which was parsed under the
+        # user's own target: under the scratch profile every node's database (the DuckDB file's
+        # stem) differs and dbt selects them all. The selection is therefore what `dbt ls`
+        # selects under the user's profile (parsing only: nothing is connected to).
+        user = dataclasses.replace(settings, scratch=None)
+        ids = list_nodes(user, target_path=preflight / "state_selection", select=select, location={})
     narrowed = bool(select) or bool(settings.exclude)
     if narrowed and not ids:
         raise NothingSelected(
@@ -69,6 +76,14 @@ def open_session(
             + " selected no model, seed or snapshot: the selection matched nothing"
         )
     build_select: tuple[str, ...] = ()
+    deferred: tuple[str, ...] = ()
+    if narrowed and settings.state is not None:
+        # the project's models, seeds and snapshots the state selection left out: with --defer
+        # dbt would read them from the base state; the harness builds the ones the selection
+        # reads from the deliveries into its scratch warehouse, and judges none of them
+        everything = list_nodes(dataclasses.replace(settings, state=None, defer=False, exclude=()),
+                                target_path=preflight / "all_nodes", location=store.env(place))
+        deferred = tuple(sorted(set(everything) - set(ids)))
     if narrowed:
         nodes = json.loads(manifest_path.read_text()).get("nodes", {})
         build_select = tuple(sorted({"+" + str(nodes[uid]["name"]) for uid in ids if uid in nodes}))
@@ -91,6 +106,7 @@ def open_session(
         select=tuple(select),
         selected=frozenset(ids) if narrowed else None,
         build_select=build_select,
+        deferred=deferred,
         deliveries=deliveries,
         sample_size=sample_size,
         progress=progress,
