@@ -64,8 +64,23 @@ typed as (
         case
             when substr(trimmed.ingested_at, 1, 4) != '0000'
                 then {{ rerun_safe.parse_utc_timestamp('trimmed.ingested_at') }}
-        end as ingested_at_value
+        end as ingested_at_value,
+        {#- "now" for the clock bound (ingested_in_future): the started_at of the run that first
+            saw the row's delivery (rerun_safe_now when that run was given it), which the
+            registry and stg_landing__deliveries keep through --full-refresh, so every rebuild
+            judges the row as its first run did; this run's, should that run's row be missing #}
+        coalesce(
+            first_seen_run.started_at,
+            (
+                select this_run.started_at from {{ rerun_safe.runs_relation() }} as this_run
+                where this_run.run_seq = {{ rerun_safe.current_run_seq() }}
+            )
+        ) as clock_at
     from trimmed
+    left join {{ ref('stg_landing__deliveries') }} as delivery
+        on trimmed._file_id = delivery.file_id
+    left join {{ rerun_safe.runs_relation() }} as first_seen_run
+        on delivery.first_seen_run_seq = first_seen_run.run_seq
 ),
 
 validated as (
@@ -94,6 +109,10 @@ validated as (
             when currencies.currency is null then 'unknown_currency'
             when typed.event_time_value is null then 'invalid_event_time'
             when typed.ingested_at_value is null then 'invalid_ingested_at'
+            when
+                {{ rerun_safe.seconds_between('typed.clock_at', 'typed.ingested_at_value') }}
+                > {{ rerun_safe.max_ingested_ahead_hours() }} * 3600
+                then 'ingested_in_future'
             when
                 {{ rerun_safe.seconds_between('typed.ingested_at_value', 'typed.event_time_value') }}
                 > {{ rerun_safe.max_event_time_ahead_hours() }} * 3600

@@ -229,6 +229,18 @@ FILE_CASES: list[FileCase] = [
         quarantined={"ef1": "event_time_after_ingestion"},
     ),
     FileCase(
+        # event and ingestion both in the future (the machine's clock decides "now" here):
+        # the event_time bound alone compares with the row's own ingested_at and let them publish
+        "ingested_far_future", "values", "future_ingestion.csv",
+        _text([row("if1", event_time="2036-11-01T10:00:00Z", ingested_at="2036-11-01T11:00:00Z")]),
+        Outcome.LOADED, records=1, quarantined={"if1": "ingested_in_future"},
+    ),
+    FileCase(
+        "ingested_year_9999", "values", "year_9999.csv",
+        _text([row("iy1", event_time="9999-12-31T23:00:00Z", ingested_at="9999-12-31T23:59:59Z")]),
+        Outcome.LOADED, records=1, quarantined={"iy1": "ingested_in_future"},
+    ),
+    FileCase(
         "timestamp_garbage", "values", "bad_time.csv",
         _text([row("tg1", event_time="2026-13-45T99:00:00Z"), row("tg2", ingested_at="yesterday")]),
         Outcome.LOADED, records=2,
@@ -325,6 +337,42 @@ VAR_CASES: list[VarCase] = [
     ),
     VarCase("ahead_bound_text", {"max_event_time_ahead_hours": "a day"}, "max_event_time_ahead_hours", "whole number"),
     VarCase("flag_typo", {"accept_missing_deliveries": "yes"}, "accept_missing_deliveries", "true or false"),
+    VarCase(
+        "ingested_bound_text", {"max_ingested_ahead_hours": "a day"}, "max_ingested_ahead_hours", "whole number",
+    ),
+    VarCase("ingested_bound_negative", {"max_ingested_ahead_hours": -1}, "max_ingested_ahead_hours", "whole number"),
+    VarCase("now_not_a_timestamp", {"rerun_safe_now": "tomorrow"}, "rerun_safe_now", "UTC timestamp"),
+    VarCase("now_impossible_date", {"rerun_safe_now": "2026-02-30T12:00:00Z"}, "rerun_safe_now", "UTC timestamp"),
+    VarCase("now_with_offset", {"rerun_safe_now": "2026-11-01T12:00:00+01:00"}, "rerun_safe_now", "UTC timestamp"),
+]
+
+
+@dataclass(frozen=True)
+class ClockCase:
+    """One delivery first seen by a run whose clock is var rerun_safe_now = `now`: its row is
+    quarantined with `reason`, or published (None); every later run and --full-refresh agrees."""
+    id: str
+    now: str
+    name: str
+    row: dict[str, str]
+    reason: str | None
+
+
+CLOCK_NOW = "2026-11-01T12:00:00Z"   # max_ingested_ahead_hours (24) later: 2026-11-02T12:00:00Z
+
+CLOCK_CASES: list[ClockCase] = [
+    ClockCase("clock_at_bound", CLOCK_NOW, "clock_at_bound.csv",
+              row("ck1", event_time="2026-11-02T11:00:00Z", ingested_at="2026-11-02T12:00:00Z"), None),
+    ClockCase("clock_one_second_beyond", CLOCK_NOW, "clock_beyond.csv",
+              row("ck2", event_time="2026-11-02T11:00:00Z", ingested_at="2026-11-02 12:00:01"), "ingested_in_future"),
+    ClockCase("clock_year_2036", CLOCK_NOW, "clock_2036.csv",
+              row("ck3", event_time="2036-11-01T10:00:00Z", ingested_at="2036-11-01T11:00:00Z"), "ingested_in_future"),
+    ClockCase("clock_year_9999", CLOCK_NOW, "clock_9999.csv",
+              row("ck4", event_time="9999-12-31T23:00:00Z", ingested_at="9999-12-31T23:59:59Z"), "ingested_in_future"),
+    # a backfill run told it is 2036: that day's delivery publishes, and a rebuild under the
+    # machine's clock (earlier) still does, as its first run judged it
+    ClockCase("clock_backfill_2036", "2036-11-01 12:00:00", "clock_backfill_2036.csv",
+              row("ck5", event_time="2036-11-01T10:00:00Z", ingested_at="2036-11-01T11:00:00Z"), None),
 ]
 
 

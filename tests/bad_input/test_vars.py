@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.bad_input.catalogue import VAR_CASES, VarCase, project_vars, row
+from tests.bad_input.catalogue import CLOCK_CASES, VAR_CASES, VarCase, project_vars, row
 from tests.bad_input.judge import check_sql_in_var
 from tests.pipeline.project import Pipeline
+from tests.reference.oracle import parse_timestamp, read_landing, run_oracle
 
 
 @pytest.mark.parametrize("case", VAR_CASES, ids=[c.id for c in VAR_CASES])
@@ -43,7 +44,7 @@ VALID_VALUES: dict[str, object] = {
     "correct_from": "2026-11-01", "correct_to": "2026-11-01", "max_amount_cents": 10**12,
     "max_event_time_ahead_hours": 24, "accept_missing_deliveries": False,
     "rerun_safe_fail_model": "no_such_model", "rerun_safe_lock_timeout_seconds": 0,
-    "rerun_safe_lease_stale_seconds": 0,
+    "rerun_safe_lease_stale_seconds": 0, "max_ingested_ahead_hours": 24, "rerun_safe_now": "2026-11-01T12:00:00Z",
 }
 
 
@@ -114,3 +115,56 @@ def test_rows_accepted_above_the_bound_are_named_and_a_full_refresh_repairs(pipe
     assert pipeline.scalar("select reason from quarantined_events where event_id = 'ok1'") == "amount_out_of_range"
     assert pipeline.scalar("select count(*) from fct_order_items") == 0
     pipeline.build(vars={"max_amount_cents": 1000})
+
+
+def _clock_verdicts(pipeline: Pipeline) -> dict[str, tuple]:
+    """event_id -> (staged reason, quarantined reason, quarantined file and line, staged file and
+    line, the revenue day it is published on or None)."""
+    staged = {r[0]: r[1:] for r in pipeline.query(
+        "select event_id, invalid_reason, source_file, source_line from stg_landing__events")}
+    quarantined = {r[0]: r[1:] for r in pipeline.query(
+        "select event_id, reason, source_file, source_line from quarantined_events")}
+    published_days = {str(d) for (d,) in pipeline.query("select revenue_date from fct_daily_revenue")}
+    days = {item: day for item, day in pipeline.query(
+        "select order_item_id, cast(cast(first_event_time as date) as varchar) from fct_order_items")
+        if day in published_days}
+    return {
+        event_id: (reason, *quarantined.get(event_id, (None, None, None)), file, line, days.get("i-" + event_id))
+        for event_id, (reason, file, line) in staged.items()
+    }
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "postgres"])
+def test_ingested_in_future_is_judged_by_the_clock_of_the_deliverys_first_run(engine: str, request) -> None:
+    """Each delivery of CLOCK_CASES is first seen by a run whose clock is its var rerun_safe_now:
+    a row ingested more than max_ingested_ahead_hours after that clock is quarantined as
+    ingested_in_future with its file and line (one second beyond the bound, 2036, year 9999),
+    never published; at the bound it publishes, and so does a 2036 row first seen by a run told
+    it is 2036. A later run and a --full-refresh under the machine's clock judge every row alike
+    (the registry keeps each run's clock as its started_at), and the oracle agrees."""
+    pipeline = request.getfixturevalue("pipeline" if engine == "duckdb" else "pg")
+    nows = list(dict.fromkeys(case.now for case in CLOCK_CASES))
+    for now in nows:
+        for case in CLOCK_CASES:
+            if case.now == now:
+                pipeline.land(case.name, [case.row])
+        pipeline.build(vars={"rerun_safe_now": now})
+    assert [str(t) for (t,) in pipeline.query("select started_at from rerun_safe_runs order by run_seq")] == \
+        [str(parse_timestamp(now)) for now in nows]
+    first = _clock_verdicts(pipeline)
+    for case in CLOCK_CASES:
+        event_id = case.row["event_id"]
+        reason, quarantined, q_file, q_line, file, line, day = first[event_id]
+        assert (reason, quarantined) == (case.reason, case.reason), (case.id, first[event_id])
+        if case.reason is None:
+            assert day == case.row["event_time"][:10], (case.id, first[event_id])
+        else:
+            assert (q_file, q_line, day) == (case.name, 2, None), (case.id, first[event_id])
+    first_clocks = {case.name: parse_timestamp(case.now) for case in CLOCK_CASES}
+    expected = run_oracle(read_landing(pipeline.landing), now=first_clocks)
+    oracle_rows = [(q.source_file, int(q.source_line), q.reason) for q in expected.quarantined_events.itertuples()]
+    assert sorted(oracle_rows) == sorted((v[4], v[5], v[0]) for v in first.values() if v[0] is not None)
+    pipeline.build()
+    assert _clock_verdicts(pipeline) == first
+    pipeline.build("--full-refresh")
+    assert _clock_verdicts(pipeline) == first, "a rebuild under the machine's clock judged a row differently"

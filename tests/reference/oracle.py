@@ -16,7 +16,7 @@ import math
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Iterable, Optional
 
@@ -50,6 +50,7 @@ REASONS = [
     "unknown_currency",
     "invalid_event_time",
     "invalid_ingested_at",
+    "ingested_in_future",
     "event_time_after_ingestion",
     "invalid_version",
     "conflicting_version",
@@ -63,6 +64,7 @@ _INT_RE = re.compile(r"-?[0-9]+")
 _UNSAFE_KEY_RE = re.compile("[\x00-\x20\x7f-\xa0\u1680\u2000-\u200f\u2028-\u202f\u205f-\u2064\u3000\ufeff]")
 MAX_AMOUNT_CENTS = 10**12          # var max_amount_cents
 MAX_EVENT_TIME_AHEAD_HOURS = 24    # var max_event_time_ahead_hours
+MAX_INGESTED_AHEAD_HOURS = 24      # var max_ingested_ahead_hours
 _CURRENCY_RE = re.compile(r"[A-Z]{3}")
 # The active ISO 4217 currencies (read from the seed the models join, so a code added there is
 # known to both).
@@ -174,8 +176,19 @@ def parse_timestamp(value: Optional[str]) -> Optional[datetime]:
         return None
 
 
-def validate(raw: dict):
-    """Return (reason, typed) for one landed row; reason None means valid."""
+def clock_for(raw: dict, now=None) -> datetime:
+    """"Now" for one row: the clock of the run that first saw its delivery (docs/semantics.md,
+    "The clock"). ``now`` is that instant (naive UTC), or a mapping of source_file to it (each
+    delivery's first run), or None for the machine's clock (a run seeing the delivery now)."""
+    if isinstance(now, dict):
+        now = now.get(raw.get("source_file"))
+    if now is None:
+        return datetime.now(timezone.utc).replace(tzinfo=None, microsecond=0)
+    return _to_naive_utc(now)
+
+
+def validate(raw: dict, now=None):
+    """Return (reason, typed) for one landed row; reason None means valid. ``now``: see clock_for."""
     malformed = raw.get("malformed", False)
     if malformed is not None and not pd.isna(malformed) and bool(malformed):
         return "malformed_row", None
@@ -207,6 +220,8 @@ def validate(raw: dict):
     ingested_at = parse_timestamp(v["ingested_at"])
     if ingested_at is None:
         return "invalid_ingested_at", None
+    if (ingested_at - clock_for(raw, now)).total_seconds() > MAX_INGESTED_AHEAD_HOURS * 3600:
+        return "ingested_in_future", None
     if (event_time - ingested_at).total_seconds() > MAX_EVENT_TIME_AHEAD_HOURS * 3600:
         return "event_time_after_ingestion", None
     version = _parse_int(v["version"])
@@ -251,11 +266,11 @@ def _records(rows: pd.DataFrame) -> list:
     return recs
 
 
-def mark_now(rows: pd.DataFrame) -> pd.Timestamp:
+def mark_now(rows: pd.DataFrame, now=None) -> pd.Timestamp:
     """Greatest ingested_at among valid rows (what the pipeline records as a correction mark)."""
     marks = []
     for raw in _records(rows):
-        reason, typed = validate(raw)
+        reason, typed = validate(raw, now)
         if reason is None:
             marks.append(typed["ingested_at"])
     return pd.Timestamp(max(marks)) if marks else pd.NaT
@@ -277,7 +292,8 @@ MONEY = ["gross_cents", "refunded_cents", "net_cents", "event_count"]
 
 
 def run_oracle(rows: pd.DataFrame, allowed_lateness_hours: int = 72,
-               corrections: Iterable[Correction] = ()) -> OracleResult:
+               corrections: Iterable[Correction] = (), now=None) -> OracleResult:
+    """``now``: the clock each delivery's first run had (see clock_for)."""
     corrections = [
         (_to_date(c.correct_from), _to_date(c.correct_to), _to_naive_utc(c.mark))
         for c in corrections
@@ -290,7 +306,7 @@ def run_oracle(rows: pd.DataFrame, allowed_lateness_hours: int = 72,
     quarantined = []  # dicts: source_file, source_line, event_id, reason
     valid = []  # (typed, raw)
     for raw in recs:
-        reason, typed = validate(raw)
+        reason, typed = validate(raw, now)
         if reason is None:
             valid.append((typed, raw))
         else:
