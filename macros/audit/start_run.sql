@@ -27,7 +27,7 @@
         {%- set register_run -%}
             insert into {{ runs }} (run_seq, invocation_id, command, started_at, finished_at, status)
             select coalesce(max(run_seq), 0) + 1, '{{ invocation_id }}', {{ rerun_safe.string_literal(flags.WHICH) }},
-                {{ rerun_safe.utc_now() }}, null, 'started'
+                {{ rerun_safe.run_clock() }}, null, 'started'
             from {{ runs }}
             where not exists (select 1 from {{ runs }} where invocation_id = '{{ invocation_id }}')
         {%- endset -%}
