@@ -6,8 +6,12 @@ BIN := $(VENV)/bin
 WAREHOUSE ?= target/rerun_safe.duckdb
 DELIVERIES ?= data/deliveries
 LANDING ?= data/landing
+# The demo's own warehouse and landing folder: a second `make demo` never touches the user's
+# (WAREHOUSE, LANDING), and refuses to start afresh over one it did not make (pipeline_demo/demo.py).
+DEMO_WAREHOUSE ?= target/demo/rerun_safe.duckdb
+DEMO_LANDING ?= target/demo/landing
 
-.PHONY: setup setup-spark java demo test lint pytest bench bench-quick bench-drift bench-small harness mutate clean
+.PHONY: setup setup-spark java demo test lint pytest bench bench-quick bench-drift bench-small harness mutate faults clean
 
 # `pip install -e .` installs the harness (the rerun-safe-harness distribution: harness/ only).
 # This repository's own Python is not part of it: the dbt-duckdb plugin rerun_safe_duckdb
@@ -36,7 +40,7 @@ java:
 	@java -version 2>&1 | head -1
 
 demo: setup
-	$(BIN)/python -m pipeline_demo demo --deliveries $(DELIVERIES) --landing $(LANDING) --warehouse $(WAREHOUSE)
+	$(BIN)/python -m pipeline_demo demo --deliveries $(DELIVERIES) --landing $(DEMO_LANDING) --warehouse $(DEMO_WAREHOUSE)
 
 # A table's rows, all of them (`dbt show --select <mart>` shows only the rows an incremental run
 # would add): make show TABLE=fct_daily_revenue [LIMIT=50] [WAREHOUSE=...] [LANDING=...]
@@ -84,6 +88,10 @@ bench-drift: setup
 # applied alone to a copy of the project, its pytest subset run there; writes docs/testing.md.
 mutate: setup
 	nice -n 10 $(BIN)/python -m mutation
+
+# The full fault campaign (tests/faults, 50 kill points per adapter + the server faults; make test runs its short form).
+faults: setup
+	FAULTS_FULL=1 $(BIN)/python -m pytest tests/faults -n 2 --dist loadscope -q -rP --durations=10
 
 clean:
 	rm -rf target data reports logs bench/out bench/out-quick bench/out-drift
