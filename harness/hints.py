@@ -66,7 +66,11 @@ def hint_for(diff: TableDiff, check: str, label: str = "") -> str:
     if check == "idempotency" and diff.key and diff.changed_columns and not (diff.keys_added or diff.keys_removed):
         return VOLATILE.format(columns=", ".join(sorted(diff.changed_columns)))
     # right: the incremental (or crashed) side; left: the full refresh (or clean) side
-    if check in ("convergence", "batches", "crash") and (diff.duplicate_keys_right or diff.duplicate_keys_left):
+    # a key repeated on the reference side, with no key lost: the key misses part of the grain
+    # (a key lost is rows dropped by the route, below; the key check names the repeats)
+    if check in ("convergence", "batches", "crash") and (
+        diff.duplicate_keys_right or (diff.duplicate_keys_left and not diff.keys_removed)
+    ):
         return DUPLICATE_KEY
     if check in ("convergence", "batches") and (
         diff.keys_removed or removed_only

@@ -28,6 +28,37 @@ def _silent(message: str) -> None:
     del message
 
 
+def _base_database(state: Path) -> str:
+    """The database the base manifest's sources (else nodes) were parsed under."""
+    try:
+        manifest = json.loads((state / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return ""
+    for group in ("sources", "nodes"):
+        for node in (manifest.get(group) or {}).values():
+            if node.get("database"):
+                return str(node["database"])
+    return ""
+
+
+def state_selection(settings: DbtSettings, adapter: str, env: Any, preflight: Path, select: Sequence[str]) -> list[str]:
+    """What `dbt ls --select ... --state DIR` selects as the user runs it. state:modified
+    compares every node and source with the base manifest, parsed under the user's target: a
+    source whose database or schema differs counts as modified, and so does everything
+    downstream. Under the scratch profile the DuckDB database is the scratch file's stem, so
+    one changed model selected every model below a source. On DuckDB the selection is parsed
+    at a place named like the base manifest's database (a file never created: `dbt ls`
+    connects to nothing); on a server, under the user's own profile (parsing only)."""
+    assert settings.state is not None
+    folder = preflight / "state_selection"
+    database = _base_database(settings.state)
+    if adapter == "duckdb" and database and "/" not in database and "'" not in database:
+        return list_nodes(settings, target_path=folder / "target", select=select,
+                          location=env(str(folder / f"{database}.duckdb")))
+    user = dataclasses.replace(settings, scratch=None)
+    return list_nodes(user, target_path=folder / "target", select=select, location={})
+
+
 def open_session(
     settings: DbtSettings,
     workdir: Path,
@@ -62,12 +93,7 @@ def open_session(
     manifest_path = preflight / "target" / "manifest.json"
     check_locations(manifest_path, scratch.adapter, place, scratch.database)
     if settings.state is not None and select:
-        # state:modified compares each node with the base manifest, which was parsed under the
-        # user's own target: under the scratch profile every node's database (the DuckDB file's
-        # stem) differs and dbt selects them all. The selection is therefore what `dbt ls`
-        # selects under the user's profile (parsing only: nothing is connected to).
-        user = dataclasses.replace(settings, scratch=None)
-        ids = list_nodes(user, target_path=preflight / "state_selection", select=select, location={})
+        ids = state_selection(settings, store.adapter, store.env, preflight, select)
     narrowed = bool(select) or bool(settings.exclude)
     if narrowed and not ids:
         raise NothingSelected(

@@ -39,6 +39,9 @@ def test_a_late_return_is_a_missed_update_not_an_order_dependence() -> None:
 def test_rows_removed_and_rows_added_twice() -> None:
     removed = keyed(surplus_left=2, keys_removed=1)
     assert hint_for(removed, "convergence", CONVERGENCE) == DROPPED_LATE
+    # a key lost stays rows dropped, even where the full build repeats another key
+    lost_and_repeated = keyed(surplus_left=2, keys_removed=1, duplicate_keys_left=1)
+    assert hint_for(lost_and_repeated, "convergence", CONVERGENCE) == DROPPED_LATE
     twice = TableDiff(table="main.m", surplus_right=2, duplicated_groups=2)
     assert hint_for(twice, "idempotency", "build vs build again") == APPEND_DUPLICATES
     assert hint_for(twice, "convergence", CONVERGENCE) == APPEND_DUPLICATES
