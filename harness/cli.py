@@ -16,6 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import duckdb
 import yaml
 
 from harness import __version__, checks
@@ -94,6 +95,21 @@ def _common_arguments() -> argparse.ArgumentParser:
         help="deliveries are batches of rows for the project's source() tables: the harness "
         "appends each file to its table before each build (file 2026-11-01_raw_orders.csv or "
         "raw_orders/batch=2026-11-01/*.parquet -> source table raw_orders), like an EL tool",
+    )
+    data.add_argument(
+        "--split-source", nargs="+", default=None, metavar="SEED_OR_FILE",
+        help="deliveries from data the project has: each seed of the project (by name) or "
+        "CSV/Parquet file cut into --batches deliveries by --by, written as "
+        "<name>/batch=NNN/part-0.csv (with --load-sources: rows for the source table <name>); "
+        "instead of --deliveries",
+    )
+    data.add_argument(
+        "--by", nargs="+", default=None, metavar="COLUMN",
+        help="--split-source: the time column that orders the rows into batches (one, or one per source)",
+    )
+    data.add_argument(
+        "--batches", type=int, default=3, metavar="N",
+        help="--split-source: how many deliveries (default: 3)",
     )
     data.add_argument(
         "--batch-pattern", default=DEFAULT_BATCH_PATTERN, metavar="REGEX",
@@ -189,7 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     named = args.command != "all"
     selected: list[ModuleType] = list(checks.CHECKS) if not named else [checks.by_name()[args.command]]
     needing = [check.NAME for check in selected if check.NEEDS_DELIVERIES]
-    if named and needing and args.deliveries is None:
+    if named and needing and args.deliveries is None and not args.split_source:
         print(f"rerun-safe: {', '.join(needing)} needs --deliveries DIR", file=sys.stderr)
         return 2
     skipped: dict[str, str] = {}
@@ -203,6 +219,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.work_dir.mkdir(parents=True, exist_ok=True)
     workdir = Path(tempfile.mkdtemp(prefix="rerun-safe-", dir=args.work_dir))
     started = time.monotonic()
+    if args.split_source:
+        from harness.split import split_sources
+
+        if args.deliveries is not None or not args.by:
+            print("rerun-safe: --split-source needs --by COLUMN and replaces --deliveries", file=sys.stderr)
+            shutil.rmtree(workdir, ignore_errors=True)
+            return 2
+        try:
+            args.deliveries = split_sources(
+                settings.project_dir, args.split_source, args.by, args.batches, workdir / "split_deliveries"
+            )
+        except (ValueError, duckdb.Error) as exc:
+            print(f"rerun-safe: {exc}", file=sys.stderr)
+            shutil.rmtree(workdir, ignore_errors=True)
+            return 2
     ctx = None
     try:
         try:
