@@ -62,3 +62,14 @@ def test_an_undeclared_high_water_mark_is_a_warning_naming_the_column(tmp_path: 
     assert not diff.identical and "keys removed" in diff.kinds()
     assert "max(_loaded_at)" in diff.warning and "load_stamp_columns" in diff.warning
     assert result.warnings() and "WARNING" in __import__("harness.report", fromlist=["x"]).render_terminal([result])
+
+
+def test_the_shuffled_split_is_neither_the_natural_nor_the_reverse_order() -> None:
+    from harness.checks.batches import variants
+
+    natural = discover_batches(DELIVERIES)
+    names = dict(variants(natural, 2, ("shuffled", "reverse")))
+    order = [b.key for b in names["one batch per key, shuffled"]]
+    assert sorted(order) == [b.key for b in natural]
+    assert order not in ([b.key for b in natural], [b.key for b in reversed(natural)])
+    assert "one batch per key, shuffled" not in dict(variants(natural[:2], 2, ("shuffled",)))
