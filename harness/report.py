@@ -213,7 +213,7 @@ def _trial_lines(trials: Sequence[Trial]) -> list[str]:
 
 def selection_lines(ctx) -> list[str]:
     """What a --state selection judged and what it deferred (harness.context.CheckContext)."""
-    if ctx is None or not ctx.deferred:
+    if not getattr(ctx, "deferred", ()):
         return []
     short = lambda uid: uid.split(".")[-1]  # noqa: E731
     judged = sorted(short(uid) for uid in (ctx.selected or ()))

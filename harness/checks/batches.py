@@ -75,7 +75,7 @@ def applies(ctx: CheckContext) -> str:
 
 
 def variants(
-    batches: list[Batch], keys_per_batch: int, splits: tuple[str, ...] = SPLITS
+    batches: list[Batch], keys_per_batch: int, splits: tuple[str, ...] = DEFAULT_SPLITS
 ) -> list[tuple[str, list[Batch]]]:
     """The splits to compare, the natural one first; splits equal to an earlier one are dropped."""
     candidates = [("one batch per key", batches)]
