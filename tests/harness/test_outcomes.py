@@ -55,3 +55,17 @@ def test_a_build_error_of_every_build_is_error_in_every_check(project: Path, tmp
     assert all("no_such_table_anywhere" in " ".join(r.errors) for r in results)
     header, rows = matrix(results)
     assert [_cell(r, "main.broken") for r in results] == ["ERROR", "ERROR"]
+
+
+def test_a_failed_check_whose_build_error_names_a_model_says_error_in_its_cell() -> None:
+    # concurrency: both builds failed on a build error of x; nothing differs, yet the column
+    # said ok while the check said "both failed"
+    from harness.results import CheckResult, Comparison, TableDiff, Trial
+
+    result = CheckResult(
+        name="concurrency", status=Status.FAIL,
+        comparisons=[Comparison("c", "l", "r", diffs=[TableDiff(table="main.x"), TableDiff(table="main.y")])],
+        trials=[Trial("a first", survived=False, outcome="both failed: a: model.p.x: error: boom",
+                      errors=["neither build completed"])],
+    )
+    assert [_cell(result, "main.x"), _cell(result, "main.y")] == ["ERROR", "ok"]
