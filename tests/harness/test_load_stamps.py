@@ -73,3 +73,29 @@ def test_the_shuffled_split_is_neither_the_natural_nor_the_reverse_order() -> No
     assert sorted(order) == [b.key for b in natural]
     assert order not in ([b.key for b in natural], [b.key for b in reversed(natural)])
     assert "one batch per key, shuffled" not in dict(variants(natural[:2], 2, ("shuffled",)))
+
+
+def test_load_stamps_are_read_from_sources_and_models_and_filters_from_the_sql(tmp_path: Path) -> None:
+    import json
+
+    from harness.project import load_manifest
+
+    model = {
+        "resource_type": "model", "package_name": "p", "name": "m", "schema": "main", "config": {
+            "materialized": "incremental", "meta": {"rerun_safe": {"load_stamp_columns": ["delivered_on"]}},
+        },
+        "raw_code": "select * from s {% if is_incremental() %} where t > (select max(m.t) from {{ this }} m) {% endif %}",
+        "depends_on": {"nodes": ["model.p.up"]},
+    }
+    upstream = {
+        "resource_type": "model", "package_name": "p", "name": "up", "schema": "main", "config": {},
+        "raw_code": "{% if is_incremental() %} where u >= (select max(u) from {{ this }}) {% endif %}",
+    }
+    source = {"schema": "raw", "name": "orders", "source_meta": {"rerun_safe": {"load_stamp_columns": ["_loaded_at"]}}}
+    (tmp_path / "manifest.json").write_text(json.dumps({
+        "metadata": {"project_name": "p"}, "nodes": {"model.p.m": model, "model.p.up": upstream},
+        "sources": {"source.p.raw.orders": source},
+    }))
+    project = load_manifest(tmp_path)
+    assert project.load_stamps() == ("_loaded_at", "delivered_on")
+    assert project.trusted_by("model.p.m") == ("t", "u")
