@@ -46,6 +46,7 @@ POLL_SECONDS = 0.5
 HOLDER_SUFFIX = ".holder.json"
 
 _LOCK_ERROR = "Could not set lock on file"
+_TRUNCATED = "Could not read enough bytes from file"
 _HOLDER_PID = re.compile(r"Conflicting lock is held in (?P<program>.*?) \(PID (?P<pid>\d+)\)")
 
 
@@ -201,6 +202,43 @@ def held_message(path: str, pid: int | None, program: str, timeout: int) -> str:
     )
 
 
+def truncated_message(path: str) -> str:
+    """A warehouse file shorter than DuckDB's own header says (cut by a copy, or a disk that
+    filled up): DuckDB's error names the file and a byte offset, not what happened."""
+    try:
+        size = f"{os.path.getsize(path):,} bytes"
+    except OSError:
+        size = "size unknown"
+    return (
+        f"rerun_safe: the warehouse file {path!r} ({size}) is truncated: it ends before the data its "
+        "header lists (a copy cut short, or a disk that filled up?). Nothing was written. Restore it from "
+        "a backup, or move it away and rebuild from the landing folder (dbt build --full-refresh; the "
+        "ledger's history and the correction log are then those of the deliveries still landed)"
+    )
+
+
+def check_whole(path: str, connection: Any) -> None:
+    """Refuse a warehouse file cut short. DuckDB opens it without complaint and fails at the
+    first read past its end, deep in a query. With no WAL beside it, every block DuckDB's
+    header counts is in the file: 3 header blocks of 4 KiB, then total_blocks of block_size
+    (equal to the file's size on every intact file measured, free blocks included). With a WAL
+    the newest blocks may live there, so nothing is concluded."""
+    if os.path.exists(path + ".wal") or not os.path.exists(path):
+        return
+    try:
+        block_size, total_blocks = connection.execute(
+            "select block_size, total_blocks from pragma_database_size()"
+        ).fetchall()[0]
+    except Exception as error:  # noqa: BLE001 - the same read error a cut file gives later
+        if _TRUNCATED in str(error):
+            connection.close()
+            raise WarehouseLockError(truncated_message(path)) from None
+        raise
+    if os.path.getsize(path) < 3 * 4096 + int(block_size) * int(total_blocks):
+        connection.close()
+        raise WarehouseLockError(truncated_message(path))
+
+
 def _log(message: str) -> None:
     try:
         from dbt.adapters.events.logging import AdapterLogger
@@ -234,6 +272,8 @@ def acquire(
         except Exception as error:  # noqa: BLE001 - only the lock conflict is ours
             conflict = _conflict(error)
             if conflict is None:
+                if _TRUNCATED in str(error):
+                    raise WarehouseLockError(truncated_message(path)) from None
                 raise
             pid, program = conflict
         remaining = deadline - clock()
@@ -260,6 +300,7 @@ class OneWriter:
             return
         timeout = timeout_seconds(invocation_vars())
         self._held_until_connected = acquire(str(path), config, timeout)
+        check_whole(str(path), self._held_until_connected)
         write_holder(str(path))
 
     def configure_cursor(self, cursor: Any) -> None:

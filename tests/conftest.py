@@ -23,6 +23,8 @@ LONGEST_FIRST = (
     "spark/test_spark_kill.py",
     "spark/test_harness_on_spark.py",
     "spark/test_spark_partitions.py",
+    "faults/test_faults_postgres.py",
+    "faults/test_faults_duckdb.py",
     "postgres/test_concurrent_builds.py",
     "postgres/test_harness_on_postgres.py",
     "postgres/test_postgres_target.py",

@@ -78,11 +78,6 @@ def test_a_truncated_warehouse_file_fails_naming_it_and_never_builds_green(bench
         assert str(bench.work.warehouse.relative_to(bench.work.root)) in message, message
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "DuckDB's raw error: 'IO Error: Could not read enough bytes from file \"<path>\": attempted to read "
-    "262144 bytes from location N' (dbt: 'Runtime Error'); it names the file but not what is wrong with it "
-    "nor what to do. The fix belongs in rerun_safe_duckdb/writer_lock.py (the lead's): see the fault "
-    "campaign's report"))
 def test_a_truncated_warehouse_file_is_reported_as_such(bench: Bench) -> None:
     bench.restore()
     _cut(bench.work.warehouse, aligned=False)
