@@ -217,28 +217,6 @@ def truncated_message(path: str) -> str:
     )
 
 
-def check_whole(path: str, connection: Any) -> None:
-    """Refuse a warehouse file cut short. DuckDB opens it without complaint and fails at the
-    first read past its end, deep in a query. With no WAL beside it, every block DuckDB's
-    header counts is in the file: 3 header blocks of 4 KiB, then total_blocks of block_size
-    (equal to the file's size on every intact file measured, free blocks included). With a WAL
-    the newest blocks may live there, so nothing is concluded."""
-    if os.path.exists(path + ".wal") or not os.path.exists(path):
-        return
-    try:
-        block_size, total_blocks = connection.execute(
-            "select block_size, total_blocks from pragma_database_size()"
-        ).fetchall()[0]
-    except Exception as error:  # noqa: BLE001 - the same read error a cut file gives later
-        if _TRUNCATED in str(error):
-            connection.close()
-            raise WarehouseLockError(truncated_message(path)) from None
-        raise
-    if os.path.getsize(path) < 3 * 4096 + int(block_size) * int(total_blocks):
-        connection.close()
-        raise WarehouseLockError(truncated_message(path))
-
-
 def _log(message: str) -> None:
     try:
         from dbt.adapters.events.logging import AdapterLogger
@@ -300,7 +278,6 @@ class OneWriter:
             return
         timeout = timeout_seconds(invocation_vars())
         self._held_until_connected = acquire(str(path), config, timeout)
-        check_whole(str(path), self._held_until_connected)
         write_holder(str(path))
 
     def configure_cursor(self, cursor: Any) -> None:

