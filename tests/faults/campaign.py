@@ -83,6 +83,16 @@ def draw_points(total: int, count: int, seed: int, adapter: str) -> list[int]:
     return [1 + int((i + rng.random()) * total / count) for i in range(count)]
 
 
+def bench_points(bench: "Bench", adapter: str) -> list[int]:
+    """The kill points of this run for `bench` (seeded, or FAULT_POINTS), printed with their
+    statements so that a failing point can be read and replayed."""
+    drawn = draw_points(len(bench.statements), point_count(), seed(), adapter)
+    print(f"\n[faults {adapter}] seed {seed()}, {len(bench.statements)} statements in a clean build; points:")
+    for number in drawn:
+        print("  " + bench.statement(number))
+    return drawn
+
+
 def state(pipeline: Pipeline) -> dict[str, list[tuple]]:
     """Business tables, quarantine, late queue, ledger (posting ids included), and the copies,
     staged rows and correction log; the run log and the registry tables are not compared."""

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults.campaign import Bench, differences, draw_points, duckdb_bench, point_count, repair, seed, state
+from tests.faults.campaign import Bench, bench_points, differences, duckdb_bench, point_count, repair, seed, state
 
 ADAPTER = "duckdb"
 
@@ -25,11 +25,7 @@ def bench(tmp_path_factory: pytest.TempPathFactory) -> Bench:
 
 @pytest.fixture(scope="module")
 def points(bench: Bench) -> list[int]:
-    drawn = draw_points(len(bench.statements), point_count(), seed(), ADAPTER)
-    print(f"\n[faults {ADAPTER}] seed {seed()}, {len(bench.statements)} statements in a clean build; points:")
-    for number in drawn:
-        print("  " + bench.statement(number))
-    return drawn
+    return bench_points(bench, ADAPTER)
 
 
 @pytest.mark.parametrize("index", range(point_count()))

@@ -19,7 +19,7 @@ from typing import Iterator
 
 import pytest
 
-from tests.faults.campaign import Bench, differences, draw_points, point_count, postgres_bench, repair, seed, state
+from tests.faults.campaign import Bench, bench_points, differences, point_count, postgres_bench, repair, seed, state
 from tests.faults.server import WORK_DB, FaultServer, fault_server, stop_and_remove
 
 ADAPTER = "postgres"
@@ -42,11 +42,7 @@ def bench(tmp_path_factory: pytest.TempPathFactory, server: FaultServer) -> Benc
 
 @pytest.fixture(scope="module")
 def points(bench: Bench) -> list[int]:
-    drawn = draw_points(len(bench.statements), point_count(), seed(), ADAPTER)
-    print(f"\n[faults {ADAPTER}] seed {seed()}, {len(bench.statements)} statements in a clean build; points:")
-    for number in drawn:
-        print("  " + bench.statement(number))
-    return drawn
+    return bench_points(bench, ADAPTER)
 
 
 def _assert_repaired(bench: Bench, what: str) -> None:
