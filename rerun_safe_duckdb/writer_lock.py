@@ -46,7 +46,6 @@ POLL_SECONDS = 0.5
 HOLDER_SUFFIX = ".holder.json"
 
 _LOCK_ERROR = "Could not set lock on file"
-_TRUNCATED = "Could not read enough bytes from file"
 _HOLDER_PID = re.compile(r"Conflicting lock is held in (?P<program>.*?) \(PID (?P<pid>\d+)\)")
 
 
@@ -202,21 +201,6 @@ def held_message(path: str, pid: int | None, program: str, timeout: int) -> str:
     )
 
 
-def truncated_message(path: str) -> str:
-    """A warehouse file shorter than DuckDB's own header says (cut by a copy, or a disk that
-    filled up): DuckDB's error names the file and a byte offset, not what happened."""
-    try:
-        size = f"{os.path.getsize(path):,} bytes"
-    except OSError:
-        size = "size unknown"
-    return (
-        f"rerun_safe: the warehouse file {path!r} ({size}) is truncated: it ends before the data its "
-        "header lists (a copy cut short, or a disk that filled up?). Nothing was written. Restore it from "
-        "a backup, or move it away and rebuild from the landing folder (dbt build --full-refresh; the "
-        "ledger's history and the correction log are then those of the deliveries still landed)"
-    )
-
-
 def _log(message: str) -> None:
     try:
         from dbt.adapters.events.logging import AdapterLogger
@@ -250,8 +234,6 @@ def acquire(
         except Exception as error:  # noqa: BLE001 - only the lock conflict is ours
             conflict = _conflict(error)
             if conflict is None:
-                if _TRUNCATED in str(error):
-                    raise WarehouseLockError(truncated_message(path)) from None
                 raise
             pid, program = conflict
         remaining = deadline - clock()
