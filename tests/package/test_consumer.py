@@ -105,7 +105,19 @@ def test_other_strategies_run_the_adapters_own_materialization(tmp_path: Path, t
         without.dbt("run", "--select", "daily_sales")
     refused = without.dbt("run", "--select", "daily_sales", expect_success=False)
     messages = " ".join(node.message for node in refused.nodes) + (refused.error or "")
-    assert not refused.success and "not valid for this adapter" in messages, messages
+    overwrite = "The incremental strategy 'insert_overwrite' is not valid for this adapter"
+    assert not refused.success and overwrite in messages, messages
+    # the custom strategy: dbt looks for the root project's macro, which only the shim provides
+    if target == "duckdb":
+        without.dbt("run", "--select", "orders_replaced")
+    refused = without.dbt("run", "--select", "orders_replaced", expect_success=False)
+    messages = " ".join(node.message for node in refused.nodes) + (refused.error or "")
+    custom = 'dbt could not find an incremental strategy macro with the name "get_incremental_replace_keys_sql"'
+    assert not refused.success and custom in messages, messages
+    # the README's first troubleshooting entry quotes dbt's words and names the shim
+    first_entry = (REPO / "README.md").read_text(encoding="utf-8").split("## Troubleshooting", 1)[1].split("\n- ")[1]
+    assert overwrite in " ".join(first_entry.split()) and custom in " ".join(first_entry.split())
+    assert "shim" in first_entry
 
 
 def test_users_install_it_from_git_with_subdirectory(tmp_path: Path) -> None:
