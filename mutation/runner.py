@@ -235,8 +235,26 @@ def _change(mutant: Mutant) -> str:
     return "<br>".join(parts)
 
 
-def write_report(mutants: list[Mutant], figures: dict, seconds: float, baseline_seconds: float, path: Path) -> None:
-    template = (Path(__file__).resolve().parent / "report_intro.md").read_text(encoding="utf-8")
+def _own_rule_rows(mutants: list[Mutant]) -> list[str]:
+    """For a mutants file other than mutants.yml: its `rule:` texts are free text, not rules.yml
+    ids, so the table has one row per distinct rule text, with its mutants and their verdicts."""
+    lines = ["| rule | mutants | verdict |", "|---|---|---|"]
+    for rule in dict.fromkeys(m.rule for m in mutants):
+        own = [m for m in mutants if m.rule == rule]
+        killed = [m for m in own if m.status in ("killed", "timeout")]
+        verdict = f"{len(killed)}/{len(own)} killed" if killed else "**gap: no mutant killed**"
+        lines.append(f"| {_cell(rule)} | {'<br>'.join(f'{m.id}: {m.status}' for m in own)} | {verdict} |")
+    return lines
+
+
+def write_report(mutants: list[Mutant], figures: dict, seconds: float, baseline_seconds: float, path: Path,
+                 mutants_file: Path = MUTANTS_FILE) -> None:
+    own_file = mutants_file.resolve() != MUTANTS_FILE
+    if own_file:
+        shown = mutants_file.resolve().relative_to(ROOT) if mutants_file.resolve().is_relative_to(ROOT) else mutants_file
+        template = f"# Mutation round: `{shown}`\n\nRun with `python -m mutation --mutants {shown}`."
+    else:
+        template = (Path(__file__).resolve().parent / "report_intro.md").read_text(encoding="utf-8")
     lines = [template.rstrip(), "", "## Last run", ""]
     lines.append(
         f"**Score: {figures['killed']}/{figures['counted']} mutants killed ({figures['score']:.1f} %)**; "
@@ -245,12 +263,17 @@ def write_report(mutants: list[Mutant], figures: dict, seconds: float, baseline_
         f"Not applicable: {figures['not_applicable']}; errors: {figures['errors']}."
     )
     lines.append("")
-    lines.append(f"`make mutate` took {seconds / 60:.1f} min on this machine (baseline {baseline_seconds:.0f} s, "
-                 f"then the mutants two at a time).")
-    lines += ["", "### Rules", "",
-              "One row per rule of `mutation/rules.yml`, in the docs' own words (each quote is checked to be in "
-              "its page by `tests/test_mutation_rules.py`).", ""]
-    lines += rule_rows(load_rules(), mutants)
+    if own_file:
+        lines.append(f"The round took {seconds / 60:.1f} min on this machine (baseline {baseline_seconds:.0f} s).")
+        lines += ["", "### Rules", "", "One row per `rule:` text of the file (free text, not `mutation/rules.yml` ids).", ""]
+        lines += _own_rule_rows(mutants)
+    else:
+        lines.append(f"`make mutate` took {seconds / 60:.1f} min on this machine (baseline {baseline_seconds:.0f} s, "
+                     f"then the mutants two at a time).")
+        lines += ["", "### Rules", "",
+                  "One row per rule of `mutation/rules.yml`, in the docs' own words (each quote is checked to be in "
+                  "its page by `tests/test_mutation_rules.py`).", ""]
+        lines += rule_rows(load_rules(), mutants)
     lines += ["", "### Mutants", "", "| id | class | file | change | result | killed by | s |", "|---|---|---|---|---|---|---|"]
     for m in mutants:
         killed_by = "<br>".join(f"`{t.split('::', 1)[-1]}`" for t in m.killed_by)
@@ -278,14 +301,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="mutants run at the same time (default 2)")
     parser.add_argument("--timeout", type=float, default=900, help="seconds per mutant's subset")
     parser.add_argument("--skip-baseline", action="store_true", help="do not run the unmutated baseline first")
-    parser.add_argument("--report", type=Path, default=REPORT, help="where to write the table (docs/testing.md)")
+    parser.add_argument("--mutants", type=Path, default=MUTANTS_FILE,
+                        help="the mutants file to run (default mutation/mutants.yml)")
+    parser.add_argument("--report", type=Path, default=None,
+                        help="where to write the table (default docs/testing.md for mutation/mutants.yml, "
+                        "else <mutants file>-report.md beside it: another file never rewrites docs/testing.md)")
     parser.add_argument("--min-score", type=float, default=95.0,
                         help="fail (exit 1) below this share of killed mutants among the non-equivalent ones, in %% "
                         "(default 95); every equivalent survivor must say why in mutants.yml")
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
     args = parser.parse_args(argv)
 
-    mutants = load_mutants()
+    mutants = load_mutants(args.mutants)
+    if args.report is None:
+        args.report = REPORT if args.mutants.resolve() == MUTANTS_FILE else args.mutants.with_name(args.mutants.stem + "-report.md")
     if args.list:
         for m in mutants:
             print(f"{m.id:5} {m.klass:28} {m.file}: {m.description}")
@@ -321,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
         if m.status == "survived":
             print(f"  survived {m.id}: {m.description}" + (f" (equivalent: {m.equivalent})" if m.equivalent else " (NOT equivalent)"))
     if not args.only:
-        write_report(mutants, figures, seconds, baseline_seconds, args.report)
+        write_report(mutants, figures, seconds, baseline_seconds, args.report, args.mutants)
         print(f"wrote {args.report.relative_to(ROOT) if args.report.is_relative_to(ROOT) else args.report}")
     stale = figures["not_applicable"] + figures["errors"]
     if stale:
