@@ -51,35 +51,47 @@ def dbt_arguments() -> argparse.ArgumentParser:
     dbt = common.add_argument_group("dbt")
     dbt.add_argument("--project-dir", type=Path, default=Path("."), help="dbt project folder (default: .)")
     dbt.add_argument(
-        "--profiles-dir", type=Path, default=None,
+        "--profiles-dir",
+        type=Path,
+        default=None,
         help="folder with profiles.yml (default: the project dir if it has one, else dbt's default)",
     )
     dbt.add_argument("--target", "-t", default=None, help="dbt target")
     dbt.add_argument(
-        "--select", "-s", nargs="+", default=[], metavar="SELECTOR",
+        "--select",
+        "-s",
+        nargs="+",
+        default=[],
+        metavar="SELECTOR",
         help="dbt selection of the nodes to judge (default: the whole project); every build "
         "also builds their parents, so a selection of one model works",
     )
     dbt.add_argument("--exclude", nargs="+", default=[], metavar="SELECTOR", help="dbt --exclude")
     dbt.add_argument(
-        "--unit-tests", action="store_true",
+        "--unit-tests",
+        action="store_true",
         help="run the project's dbt unit tests in every build of the checks too (default: not run; "
         "they read their fixtures, never the warehouse, so no check can find anything in them)",
     )
     dbt.add_argument("--threads", type=int, default=None, metavar="N", help="dbt threads")
     dbt.add_argument(
-        "--state", type=Path, default=None, metavar="DIR",
+        "--state",
+        type=Path,
+        default=None,
+        metavar="DIR",
         help="folder of a manifest.json (e.g. main's) for `--select state:modified+`",
     )
     dbt.add_argument(
-        "--defer", action="store_true",
+        "--defer",
+        action="store_true",
         help="passed to dbt with --state; the harness still builds the parents of the "
         "selection into its scratch warehouse from the deliveries, so nothing is read from "
         "the state's warehouse",
     )
     dbt.add_argument("--vars", type=parse_vars, default={}, help="dbt vars, YAML or JSON, like dbt")
     dbt.add_argument(
-        "--landing-var", default="landing_path",
+        "--landing-var",
+        default="landing_path",
         help="dbt var naming the landing folder (default: landing_path)",
     )
     dbt.add_argument("--show-dbt-output", action="store_true", help="show dbt's own log lines")
@@ -91,28 +103,40 @@ def _common_arguments() -> argparse.ArgumentParser:
     data = common.add_argument_group("deliveries")
     data.add_argument("--deliveries", type=Path, default=None, metavar="DIR", help="folder of CSV delivery files")
     data.add_argument(
-        "--load-sources", action="store_true",
+        "--load-sources",
+        action="store_true",
         help="deliveries are batches of rows for the project's source() tables: the harness "
         "appends each file to its table before each build (file 2026-11-01_raw_orders.csv or "
         "raw_orders/batch=2026-11-01/*.parquet -> source table raw_orders), like an EL tool",
     )
     data.add_argument(
-        "--split-source", nargs="+", default=None, metavar="SEED_OR_FILE",
+        "--split-source",
+        nargs="+",
+        default=None,
+        metavar="SEED_OR_FILE",
         help="deliveries from data the project has: each seed of the project (by name) or "
         "CSV/Parquet file cut into --batches deliveries by --by, written as "
         "<name>/batch=NNN/part-0.csv (with --load-sources: rows for the source table <name>); "
         "instead of --deliveries",
     )
     data.add_argument(
-        "--by", nargs="+", default=None, metavar="COLUMN",
+        "--by",
+        nargs="+",
+        default=None,
+        metavar="COLUMN",
         help="--split-source: the time column that orders the rows into batches (one, or one per source)",
     )
     data.add_argument(
-        "--batches", type=int, default=3, metavar="N",
+        "--batches",
+        type=int,
+        default=3,
+        metavar="N",
         help="--split-source: how many deliveries (default: 3)",
     )
     data.add_argument(
-        "--batch-pattern", default=DEFAULT_BATCH_PATTERN, metavar="REGEX",
+        "--batch-pattern",
+        default=DEFAULT_BATCH_PATTERN,
+        metavar="REGEX",
         help=f"file-name regex whose first group is the batch key (default: {DEFAULT_BATCH_PATTERN})",
     )
     out = common.add_argument_group("output")
@@ -122,11 +146,19 @@ def _common_arguments() -> argparse.ArgumentParser:
     out.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
     which = common.add_argument_group("which checks (all)")
     which.add_argument(
-        "--skip", nargs="+", default=[], metavar="CHECK", choices=[c.NAME for c in checks.CHECKS],
+        "--skip",
+        nargs="+",
+        default=[],
+        metavar="CHECK",
+        choices=[c.NAME for c in checks.CHECKS],
         help="leave these checks out (listed as skipped, never failing)",
     )
     which.add_argument(
-        "--only", nargs="+", default=[], metavar="CHECK", choices=[c.NAME for c in checks.CHECKS],
+        "--only",
+        nargs="+",
+        default=[],
+        metavar="CHECK",
+        choices=[c.NAME for c in checks.CHECKS],
         help="run only these checks (the others are listed as skipped)",
     )
     work = common.add_argument_group("work folder")
@@ -149,7 +181,9 @@ def build_parser() -> argparse.ArgumentParser:
         sub = commands.add_parser(check.NAME, parents=[common], help=check.HELP, description=check.HELP)
         check.add_arguments(sub.add_argument_group(check.NAME))
     every = commands.add_parser(
-        "all", parents=[common], help="every check above, one report",
+        "all",
+        parents=[common],
+        help="every check above, one report",
         description="Run " + ", ".join(c.NAME for c in checks.CHECKS) + " and report once.",
     )
     for check in checks.CHECKS:
@@ -179,8 +213,10 @@ def dbt_settings(args: argparse.Namespace) -> DbtSettings | None:
         print("rerun-safe: --defer needs --state DIR", file=sys.stderr)
         return None
     if getattr(args, "state", None) is not None and not (args.state / "manifest.json").exists():
-        print(f"rerun-safe: --state {args.state} has no manifest.json (dbt parse --target-path DIR makes one)",
-              file=sys.stderr)
+        print(
+            f"rerun-safe: --state {args.state} has no manifest.json (dbt parse --target-path DIR makes one)",
+            file=sys.stderr,
+        )
         return None
     return DbtSettings(
         project_dir=project_dir,
@@ -238,7 +274,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         try:
             ctx = open_session(
-                settings, workdir,
+                settings,
+                workdir,
                 select=tuple(args.select),
                 deliveries=args.deliveries.resolve() if args.deliveries else None,
                 batch_pattern=args.batch_pattern,

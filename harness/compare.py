@@ -68,9 +68,7 @@ def compare_snapshots(
             assert model is not None
             history = model.rerun_safe.compare == "history" and purpose is Purpose.CONVERGE
             if history and not (model.rerun_safe.group_by and model.rerun_safe.sum_columns):
-                raise ValueError(
-                    f"{model.name}: meta.rerun_safe.compare = history needs group_by and sum_columns"
-                )
+                raise ValueError(f"{model.name}: meta.rerun_safe.compare = history needs group_by and sum_columns")
             unreadable = [
                 f"{snapshot.label}: view could not be read: {error}"
                 for snapshot in (left, right)
@@ -78,9 +76,7 @@ def compare_snapshots(
                 if name.lower() == relation.display_name.lower()
             ]
             if unreadable:
-                comparison.diffs.append(
-                    TableDiff(table=relation.display_name, schema_changes=unreadable)
-                )
+                comparison.diffs.append(TableDiff(table=relation.display_name, schema_changes=unreadable))
                 continue
             if key not in left_relations or key not in right_relations:
                 comparison.diffs.append(
@@ -97,9 +93,8 @@ def compare_snapshots(
                 _side(con, name_of(left, left_relations[key]), model, history),
                 _side(con, name_of(right, right_relations[key]), model, history),
                 key=model.rerun_safe.group_by if history else model.unique_key,
-                excluded=tuple(model.rerun_safe.volatile_columns) + tuple(
-                    c for c in stamped if c not in model.rerun_safe.volatile_columns
-                ),
+                excluded=tuple(model.rerun_safe.volatile_columns)
+                + tuple(c for c in stamped if c not in model.rerun_safe.volatile_columns),
                 mode="history" if history else "exact",
                 sample_size=sample_size,
             )
@@ -117,13 +112,13 @@ def compare_snapshots(
                 continue
             if selected is not None and model.unique_id not in selected:
                 continue
-            comparison.not_judged.append(
-                NotJudged(model.display_name, "model not found in either warehouse")
-            )
+            comparison.not_judged.append(NotJudged(model.display_name, "model not found in either warehouse"))
     return comparison
 
 
-def _not_judged_reason(model: Model | None, selected: Collection[str] | None, purpose: Purpose, source: bool = False) -> str:
+def _not_judged_reason(
+    model: Model | None, selected: Collection[str] | None, purpose: Purpose, source: bool = False
+) -> str:
     if model is None and source:
         return "a source of the project (its input; with --load-sources, the deliveries' rows)"
     if model is None:

@@ -80,7 +80,11 @@ class CheckContext:
             self.progress(f"[{check}] {message}")
 
         return Lane(
-            root=root, settings=self.settings, progress=report, judged=self.selected, loader=self.loader,
+            root=root,
+            settings=self.settings,
+            progress=report,
+            judged=self.selected,
+            loader=self.loader,
             store=self.store,
         )
 
@@ -132,8 +136,11 @@ def lane_findings(ctx: CheckContext | None, check: str, lanes: Sequence[Lane]) -
         "key_violations": list(violations.values()),
         "test_failures": sorted({f for lane in lanes for f in lane.test_failures()}),
         "skipped_nodes": [f"{uid} ({reason})" for uid, reason in sorted(causes.items())],
-        "dbt_skipped": {uid.split(".")[-1]: reason for uid, reason in sorted(causes.items())
-                        if uid.split(".")[0] in ("model", "seed", "snapshot")},
+        "dbt_skipped": {
+            uid.split(".")[-1]: reason
+            for uid, reason in sorted(causes.items())
+            if uid.split(".")[0] in ("model", "seed", "snapshot")
+        },
     }
 
 
@@ -161,7 +168,9 @@ def set_aside_skipped(comparisons: Sequence[Comparison], dbt_skipped: dict[str, 
         comparison.diffs[:] = kept
 
 
-def build_everything(ctx: CheckContext, name: str, lane_name: str, started: float) -> tuple[Lane, DbtRun, CheckResult | None]:
+def build_everything(
+    ctx: CheckContext, name: str, lane_name: str, started: float
+) -> tuple[Lane, DbtRun, CheckResult | None]:
     """A lane with every delivery (if any) delivered and one build: the start of keys and
     idempotency. The third value is the ERROR result when that build failed."""
     lane = ctx.lane(name, lane_name)
@@ -177,11 +186,17 @@ def build_failed(name: str, started: float, lane: Lane, run: DbtRun) -> CheckRes
         return None
     causes = run.skip_causes()
     return CheckResult(
-        name=name, status=Status.ERROR, duration_s=time.monotonic() - started,
+        name=name,
+        status=Status.ERROR,
+        duration_s=time.monotonic() - started,
         errors=[f"the first build failed, nothing could be judged: {run.problems[0]}", *run.problems[1:]],
-        test_failures=run.test_failures, skipped_nodes=[f"{uid} ({reason})" for uid, reason in sorted(causes.items())],
-        dbt_skipped={uid.split(".")[-1]: reason for uid, reason in causes.items()
-                     if uid.split(".")[0] in ("model", "seed", "snapshot")},
+        test_failures=run.test_failures,
+        skipped_nodes=[f"{uid} ({reason})" for uid, reason in sorted(causes.items())],
+        dbt_skipped={
+            uid.split(".")[-1]: reason
+            for uid, reason in causes.items()
+            if uid.split(".")[0] in ("model", "seed", "snapshot")
+        },
     )
 
 
@@ -233,8 +248,13 @@ def finish(
         figures["rows compared"] = sum(c.rows_compared for c in comparisons)
     figures.update(exercised or {})
     figures.update(key_figures(lanes))
-    units = {node.unique_id for lane in lanes for run in lane.runs for node in run.nodes
-             if node.unique_id.startswith("unit_test.")}
+    units = {
+        node.unique_id
+        for lane in lanes
+        for run in lane.runs
+        for node in run.nodes
+        if node.unique_id.startswith("unit_test.")
+    }
     if units:  # --unit-tests: how many of the project's unit tests the builds ran
         figures["unit tests run"] = len(units)
     failed = (
@@ -251,7 +271,9 @@ def finish(
     # A build error the check's first build of a lane already has is no finding of a re-run:
     # the check could not judge (ERROR), as keys and idempotency say when their build fails.
     first_failed = [
-        problem for lane in lanes if lane.runs
+        problem
+        for lane in lanes
+        if lane.runs
         for problem in unexplained_errors(None, name, lane.runs[0].problems)
         if not (ctx is not None and ctx.explains_error(problem, name))
     ]

@@ -54,7 +54,6 @@ class NodeResult:
     status: str
     message: str
 
-
     def line(self) -> str:
         return f"{self.unique_id}: {self.status}: {self.message}".rstrip(": ")
 
@@ -78,7 +77,11 @@ class DbtRun:
         build: see `test_failures` and `skipped`."""
         found = [node.line() for node in self.nodes if node.status in ERROR_STATUSES]
         if self.error:
-            found.insert(0, self.error + (f" (dbt: {self.log_excerpt})" if self.log_excerpt and self.log_excerpt not in self.error else ""))
+            found.insert(
+                0,
+                self.error
+                + (f" (dbt: {self.log_excerpt})" if self.log_excerpt and self.log_excerpt not in self.error else ""),
+            )
         return found
 
     @property
@@ -95,8 +98,7 @@ class DbtRun:
         skipped = self.skipped
         if not skipped:
             return {}
-        failed = {node.unique_id: node for node in self.nodes
-                  if node.status in ERROR_STATUSES | TEST_FAILURE_STATUSES}
+        failed = {node.unique_id: node for node in self.nodes if node.status in ERROR_STATUSES | TEST_FAILURE_STATUSES}
         try:
             manifest = json.loads((self.target_path / "manifest.json").read_text())
         except (OSError, ValueError):
@@ -120,7 +122,9 @@ class DbtRun:
             if found:
                 cause = failed[found]
                 what = "failed" if cause.status in TEST_FAILURE_STATUSES else cause.status
-                causes[uid] = f"skipped by dbt: upstream {found} {what}" + (f": {cause.message}" if cause.message else "")
+                causes[uid] = f"skipped by dbt: upstream {found} {what}" + (
+                    f": {cause.message}" if cause.message else ""
+                )
             else:
                 causes[uid] = "skipped by dbt" + (f": {self.error}" if self.error else "")
         return causes
@@ -128,10 +132,7 @@ class DbtRun:
     @property
     def built(self) -> set[str]:
         """Nodes the run built or ran without error (models, seeds, snapshots, tests)."""
-        return {
-            node.unique_id for node in self.nodes
-            if node.status not in ERROR_STATUSES | SKIPPED_STATUSES
-        }
+        return {node.unique_id for node in self.nodes if node.status not in ERROR_STATUSES | SKIPPED_STATUSES}
 
     @property
     def ok(self) -> bool:
@@ -170,7 +171,11 @@ class Invocation:
 
 
 def run_dbt(
-    args: Sequence[str], *, target_path: Path, env: dict[str, str] | None = None, write_json: bool = True,
+    args: Sequence[str],
+    *,
+    target_path: Path,
+    env: dict[str, str] | None = None,
+    write_json: bool = True,
 ) -> Invocation:
     """Run one dbt command (`args`, which must write to `target_path`) in this process with
     `env` set, and read its outcome (from run_results.json by default). The one dbtRunner call that the
@@ -243,10 +248,14 @@ def build_args(
     run_vars.update(extra_vars or {})
     args = [
         command,
-        "--project-dir", str(settings.project_dir),
-        "--target-path", str(target_path),
-        "--log-path", str(target_path / "logs"),
-        "--vars", json.dumps(run_vars),
+        "--project-dir",
+        str(settings.project_dir),
+        "--target-path",
+        str(target_path),
+        "--log-path",
+        str(target_path / "logs"),
+        "--vars",
+        json.dumps(run_vars),
     ]
     if settings.scratch is not None:
         # The harness's own profile: one target, its location a scratch file (harness.target).
@@ -261,7 +270,12 @@ def build_args(
     if select:
         args += ["--select", *select]
     excluded = list(settings.exclude) if command != "parse" else []
-    if command in ("build", "test") and settings.scratch is not None and not settings.unit_tests and dbt_has_unit_tests():
+    if (
+        command in ("build", "test")
+        and settings.scratch is not None
+        and not settings.unit_tests
+        and dbt_has_unit_tests()
+    ):
         excluded.append("resource_type:unit_test")
     if excluded:
         args += ["--exclude", *excluded]
@@ -296,8 +310,13 @@ def invoke(
     Where it builds: `location` (env vars from a harness.stores place), or the `warehouse`
     file."""
     args = build_args(
-        settings, command, target_path=target_path, landing=landing,
-        select=select, full_refresh=full_refresh, extra_vars=extra_vars,
+        settings,
+        command,
+        target_path=target_path,
+        landing=landing,
+        select=select,
+        full_refresh=full_refresh,
+        extra_vars=extra_vars,
     )
     log_file = target_path / "logs" / "dbt.log"
     log_file.unlink(missing_ok=True)  # dbt appends; keep this run's lines only
@@ -307,8 +326,7 @@ def invoke(
         error = f"dbt {command} wrote no run_results.json in {target_path}"
     if error is None and not nodes:
         raise DbtError(
-            f"dbt {command} {' '.join(select) or '(whole project)'} selected no node: "
-            "the selection matched nothing"
+            f"dbt {command} {' '.join(select) or '(whole project)'} selected no node: the selection matched nothing"
         )
     run = DbtRun(command, args, target_path, nodes, error, duration)
     if error is not None:
@@ -373,8 +391,13 @@ def subprocess_command(
     (or why it failed before writing any result) from `target_path / "logs" / "dbt.log"`."""
     argv = [sys.executable, "-c", "from dbt.cli.main import cli; cli()"]
     argv += build_args(
-        settings, command, target_path=target_path, landing=landing,
-        select=select, full_refresh=full_refresh, extra_vars=extra_vars,
+        settings,
+        command,
+        target_path=target_path,
+        landing=landing,
+        select=select,
+        full_refresh=full_refresh,
+        extra_vars=extra_vars,
         log_level_file=log_level_file,
     )
     env = dict(os.environ)

@@ -38,7 +38,8 @@ def partition_index(path: Path) -> int | None:
 
 def delivery_files(folder: Path) -> list[Path]:
     return sorted(
-        path for path in folder.rglob("*")
+        path
+        for path in folder.rglob("*")
         if path.is_file() and path.suffix.lower() in SUFFIXES and not path.name.startswith(".")
     )
 
@@ -69,8 +70,7 @@ def discover_batches(deliveries: Path, pattern: str = DEFAULT_BATCH_PATTERN) -> 
         grouped.setdefault(match.group(1) if match.groups() else match.group(0), []).append(path)
     if unmatched:
         raise ValueError(
-            f"{len(unmatched)} delivery file(s) do not match --batch-pattern {pattern!r}: "
-            + ", ".join(unmatched[:5])
+            f"{len(unmatched)} delivery file(s) do not match --batch-pattern {pattern!r}: " + ", ".join(unmatched[:5])
         )
     if not grouped:
         raise ValueError(f"no CSV or Parquet delivery file in {deliveries}")
@@ -83,7 +83,7 @@ def landed_path(source: Path) -> Path:
     hive = partition_index(source)
     if hive is None or hive == 0:
         return Path(source.name)
-    return Path(*source.parts[hive - 1:])
+    return Path(*source.parts[hive - 1 :])
 
 
 def regroup(batches: Sequence[Batch], keys_per_batch: int) -> list[Batch]:
@@ -91,9 +91,7 @@ def regroup(batches: Sequence[Batch], keys_per_batch: int) -> list[Batch]:
     merged: list[Batch] = []
     for start in range(0, len(batches), keys_per_batch):
         chunk = batches[start : start + keys_per_batch]
-        merged.append(
-            Batch("+".join(b.key for b in chunk), tuple(f for b in chunk for f in b.files))
-        )
+        merged.append(Batch("+".join(b.key for b in chunk), tuple(f for b in chunk for f in b.files)))
     return merged
 
 

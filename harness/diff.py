@@ -35,9 +35,7 @@ def relation_columns(con: Sql, sql: str) -> tuple[tuple[str, str], ...]:
     return as_sql(con).columns(sql)
 
 
-def _schema_changes(
-    left: dict[str, str], right: dict[str, str]
-) -> tuple[list[str], list[str]]:
+def _schema_changes(left: dict[str, str], right: dict[str, str]) -> tuple[list[str], list[str]]:
     changes: list[str] = []
     common: list[str] = []
     for name, type_ in left.items():
@@ -120,7 +118,7 @@ def diff_sides(
             ) as both_sides
             group by {cols}
             having sum(__in_left) <> sum(__in_right)
-            """
+            """,
         )
     except con.errors as exc:  # e.g. a column changed to a type the other side cannot take
         result.schema_changes.append(f"rows not comparable: {str(exc).splitlines()[0]}")
@@ -198,8 +196,7 @@ def _keyed_details(
     join_on = " and ".join(f"__l.{quote(k)} is not distinct from __r.{quote(k)}" for k in result.key)
     key_row = con.struct(", ".join(f"__l.{quote(k)}" for k in result.key))
     counts = ", ".join(
-        f"count(distinct {key_row}) filter (where __l.{quote(c)} is distinct from __r.{quote(c)})"
-        for c in value_cols
+        f"count(distinct {key_row}) filter (where __l.{quote(c)} is distinct from __r.{quote(c)})" for c in value_cols
     )
     row = con.fetchone(
         f"""

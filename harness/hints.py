@@ -73,7 +73,8 @@ def hint_for(diff: TableDiff, check: str, label: str = "") -> str:
     ):
         return DUPLICATE_KEY
     if check in ("convergence", "batches") and (
-        diff.keys_removed or removed_only
+        diff.keys_removed
+        or removed_only
         or (diff.surplus_left > 0 and not diff.changed_columns and not diff.duplicated_groups)
     ):
         return DROPPED_LATE

@@ -177,7 +177,13 @@ def _duplicates(
         for values in sample
     ]
     return KeyViolation(
-        model=model.name, table=model.display_name, columns=grain, declared_by=declared_by,
-        duplicate_keys=int(row[0]), extra_rows=int(row[1]), sample=shown, when=when,
+        model=model.name,
+        table=model.display_name,
+        columns=grain,
+        declared_by=declared_by,
+        duplicate_keys=int(row[0]),
+        extra_rows=int(row[1]),
+        sample=shown,
+        when=when,
         hint=key_hint(model, declared_by),
     )

@@ -217,7 +217,7 @@ def logical_schema(schema: str, rename: tuple[str, str] | None) -> str:
     if schema.lower() == physical.lower():
         return logical
     if schema.lower().startswith(physical.lower() + "_"):
-        return logical + schema[len(physical):]
+        return logical + schema[len(physical) :]
     return schema
 
 
@@ -281,8 +281,10 @@ def load_manifest(target_path: Path, rename: tuple[str, str] | None = None) -> P
             )
         )
     sources = frozenset(
-        (logical_schema(str(source.get("schema") or ""), rename).lower(),
-         str(source.get("identifier") or source.get("name") or "").lower())
+        (
+            logical_schema(str(source.get("schema") or ""), rename).lower(),
+            str(source.get("identifier") or source.get("name") or "").lower(),
+        )
         for source in (manifest.get("sources") or {}).values()
     )
     source_stamps: list[str] = []
@@ -292,7 +294,9 @@ def load_manifest(target_path: Path, rename: tuple[str, str] | None = None) -> P
                 if column not in source_stamps:
                     source_stamps.append(column)
     return Project(
-        name=project_name, models=tuple(sorted(models, key=lambda m: m.unique_id)), sources=sources,
+        name=project_name,
+        models=tuple(sorted(models, key=lambda m: m.unique_id)),
+        sources=sources,
         source_load_stamps=tuple(source_stamps),
     )
 

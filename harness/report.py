@@ -11,8 +11,11 @@ from pathlib import Path
 from harness.results import CheckResult, Comparison, Status, TableDiff, Trial
 
 MARK = {
-    Status.PASS: "PASS", Status.FAIL: "FAIL", Status.ERROR: "ERROR",
-    Status.NOT_EXERCISED: "NOT EXERCISED", Status.SKIPPED: "SKIPPED",
+    Status.PASS: "PASS",
+    Status.FAIL: "FAIL",
+    Status.ERROR: "ERROR",
+    Status.NOT_EXERCISED: "NOT EXERCISED",
+    Status.SKIPPED: "SKIPPED",
 }
 
 
@@ -40,9 +43,7 @@ def _cell(result: CheckResult, table: str) -> str:
         return "not exercised"
     if result.status is Status.FAIL and _errored(result, short):
         return "ERROR"
-    duplicate = any(
-        v.table.split(".")[-1] == short and not v.explained_by for v in result.key_violations
-    )
+    duplicate = any(v.table.split(".")[-1] == short and not v.explained_by for v in result.key_violations)
     seen = differs = warned = False
     explained = ""
     not_judged = False
@@ -79,9 +80,14 @@ def _cell(result: CheckResult, table: str) -> str:
 
 def _errored(result: CheckResult, short: str) -> bool:
     """Does a build error of the check (or of one of its trials) name this model?"""
-    errors = [*result.errors, *(e for trial in result.trials for e in trial.errors),
-              *(trial.outcome for trial in result.trials if not trial.survived)]
-    return any(re.search(rf"\b(?:model|seed|snapshot)\.\w+\.{re.escape(short)}: (?:error|runtime error)", e) for e in errors)
+    errors = [
+        *result.errors,
+        *(e for trial in result.trials for e in trial.errors),
+        *(trial.outcome for trial in result.trials if not trial.survived),
+    ]
+    return any(
+        re.search(rf"\b(?:model|seed|snapshot)\.\w+\.{re.escape(short)}: (?:error|runtime error)", e) for e in errors
+    )
 
 
 def model_tables(results: Sequence[CheckResult]) -> list[str]:
@@ -164,7 +170,9 @@ def _diff_lines(diff: TableDiff, indent: str) -> list[str]:
         if volatile:
             lines.append(f"{indent}     excluded (meta.rerun_safe.volatile_columns): {', '.join(volatile)}")
         if diff.stamped_columns:
-            lines.append(f"{indent}     excluded (load stamps, stamped at delivery time in this split): {', '.join(diff.stamped_columns)}")
+            lines.append(
+                f"{indent}     excluded (load stamps, stamped at delivery time in this split): {', '.join(diff.stamped_columns)}"
+            )
     if diff.sample:
         lines.append(f"{indent}     sample (_side -: left only, +: right only; _copies: how many more):")
         lines.extend(textwrap.indent(diff.sample, indent + "       ").splitlines())
@@ -173,6 +181,7 @@ def _diff_lines(diff: TableDiff, indent: str) -> list[str]:
 
 def _comparison_lines(comparison: Comparison, verbose: bool = False) -> list[str]:
     lines = [f"  {comparison.label}  [- {comparison.left} | + {comparison.right}]"]
+
     def worth_a_line(diff: TableDiff) -> bool:
         if diff.explained_by:
             return False
@@ -184,7 +193,9 @@ def _comparison_lines(comparison: Comparison, verbose: bool = False) -> list[str
         lines.extend(
             textwrap.wrap(
                 f"ok   {len(plain)} identical: " + ", ".join(plain),
-                width=100, initial_indent="    ", subsequent_indent="           ",
+                width=100,
+                initial_indent="    ",
+                subsequent_indent="           ",
             )
         )
     if explained:
@@ -287,9 +298,7 @@ def write_junit(results: Sequence[CheckResult], path: Path) -> None:
         elif result.status is Status.ERROR:
             error = ET.SubElement(case, "error", message=(result.errors or ["error"])[0])
             error.text = "\n".join(result.errors)
-        output = "\n".join(
-            [details] + [f"{k}: {v}" for k, v in result.metrics.items()] + result.notes
-        ).strip()
+        output = "\n".join([details] + [f"{k}: {v}" for k, v in result.metrics.items()] + result.notes).strip()
         if output:
             ET.SubElement(case, "system-out").text = output
     root = ET.Element("testsuites")
@@ -303,18 +312,27 @@ def _md_escape(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def render_markdown(results: Sequence[CheckResult], summary_path: Path | None = None, preamble: Sequence[str] = ()) -> str:
+def render_markdown(
+    results: Sequence[CheckResult], summary_path: Path | None = None, preamble: Sequence[str] = ()
+) -> str:
     icon = {
-        Status.PASS: "✅ pass", Status.FAIL: "❌ fail", Status.ERROR: "⚠️ error",
-        Status.NOT_EXERCISED: "❌ not exercised", Status.SKIPPED: "⏭️ skipped",
+        Status.PASS: "✅ pass",
+        Status.FAIL: "❌ fail",
+        Status.ERROR: "⚠️ error",
+        Status.NOT_EXERCISED: "❌ not exercised",
+        Status.SKIPPED: "⏭️ skipped",
     }
-    lines = ["## rerun-safe", "", *(f"- {_md_escape(line)}" for line in preamble), *([""] if preamble else []),
-             "| check | result | time | finding |", "|---|---|---|---|"]
+    lines = [
+        "## rerun-safe",
+        "",
+        *(f"- {_md_escape(line)}" for line in preamble),
+        *([""] if preamble else []),
+        "| check | result | time | finding |",
+        "|---|---|---|---|",
+    ]
     for result in results:
         finding = result.headline()
-        lines.append(
-            f"| {result.name} | {icon[result.status]} | {result.duration_s:.1f} s | {_md_escape(finding)} |"
-        )
+        lines.append(f"| {result.name} | {icon[result.status]} | {result.duration_s:.1f} s | {_md_escape(finding)} |")
     header, rows = matrix(results)
     if rows and len(results) > 1:
         lines += ["", "### models × checks", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -329,9 +347,10 @@ def render_markdown(results: Sequence[CheckResult], summary_path: Path | None = 
         if result.trials:
             survived = sum(trial.survived for trial in result.trials)
             lines += [
-                f"{len(result.trials)} point(s) tried: {survived} survived, "
-                f"{len(result.trials) - survived} failed", "",
-                "| point | result | what happened | differing tables |", "|---|---|---|---|",
+                f"{len(result.trials)} point(s) tried: {survived} survived, {len(result.trials) - survived} failed",
+                "",
+                "| point | result | what happened | differing tables |",
+                "|---|---|---|---|",
             ]
             for trial in result.trials:
                 happened = "; ".join([trial.outcome] + [f"error: {e.splitlines()[0][:200]}" for e in trial.errors])
@@ -341,14 +360,21 @@ def render_markdown(results: Sequence[CheckResult], summary_path: Path | None = 
                 )
             lines.append("")
         for comparison in result.comparisons:
-            lines += [f"**{comparison.label}** (- {comparison.left}, + {comparison.right})", "", "| table | result | excluded columns |", "|---|---|---|"]
+            lines += [
+                f"**{comparison.label}** (- {comparison.left}, + {comparison.right})",
+                "",
+                "| table | result | excluded columns |",
+                "|---|---|---|",
+            ]
             for diff in comparison.diffs:
                 if diff.identical:
                     verdict = "identical"
                 elif diff.explained_by:
                     verdict = f"differs as already reported by {diff.explained_by}"
                 elif diff.warning:
-                    verdict = "⚠️ warning (not a failure): " + _md_escape(diff.summary()) + " — " + _md_escape(diff.warning)
+                    verdict = (
+                        "⚠️ warning (not a failure): " + _md_escape(diff.summary()) + " — " + _md_escape(diff.warning)
+                    )
                 else:
                     verdict = _md_escape(diff.summary()) + (f" — hint: {_md_escape(diff.hint)}" if diff.hint else "")
                 lines.append(f"| `{diff.table}` | {verdict} | {', '.join(diff.excluded_columns)} |")
@@ -357,8 +383,14 @@ def render_markdown(results: Sequence[CheckResult], summary_path: Path | None = 
             samples = [diff for diff in comparison.diffs if diff.sample and not diff.explained_by]
             for diff in samples:
                 lines += [
-                    "", f"<details><summary>sample of <code>{diff.table}</code></summary>", "",
-                    "```", diff.sample, "```", "", "</details>",
+                    "",
+                    f"<details><summary>sample of <code>{diff.table}</code></summary>",
+                    "",
+                    "```",
+                    diff.sample,
+                    "```",
+                    "",
+                    "</details>",
                 ]
             lines.append("")
         if result.metrics:

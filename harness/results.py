@@ -53,10 +53,7 @@ class TableDiff:
     @property
     def identical(self) -> bool:
         return (
-            self.missing_on is None
-            and not self.schema_changes
-            and self.surplus_left == 0
-            and self.surplus_right == 0
+            self.missing_on is None and not self.schema_changes and self.surplus_left == 0 and self.surplus_right == 0
         )
 
     @property
@@ -113,9 +110,7 @@ class TableDiff:
                 cols = ", ".join(f"{name} ({count})" for name, count in sorted(self.changed_columns.items()))
                 keyed.append(f"changed columns: {cols}")
             if self.duplicate_keys_left or self.duplicate_keys_right:
-                keyed.append(
-                    f"duplicate keys: {self.duplicate_keys_left} -> {self.duplicate_keys_right}"
-                )
+                keyed.append(f"duplicate keys: {self.duplicate_keys_left} -> {self.duplicate_keys_right}")
             if keyed:
                 parts.append("; ".join(keyed))
         if self.duplicated_groups:

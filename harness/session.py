@@ -53,8 +53,9 @@ def state_selection(settings: DbtSettings, adapter: str, env: Any, preflight: Pa
     folder = preflight / "state_selection"
     database = _base_database(settings.state)
     if adapter == "duckdb" and database and "/" not in database and "'" not in database:
-        return list_nodes(settings, target_path=folder / "target", select=select,
-                          location=env(str(folder / f"{database}.duckdb")))
+        return list_nodes(
+            settings, target_path=folder / "target", select=select, location=env(str(folder / f"{database}.duckdb"))
+        )
     user = dataclasses.replace(settings, scratch=None)
     return list_nodes(user, target_path=folder / "target", select=select, location={})
 
@@ -75,8 +76,12 @@ def open_session(
     workdir.mkdir(parents=True, exist_ok=True)
     profiles_dir = default_profiles_dir(settings.project_dir, settings.profiles_dir)
     scratch = scratch_profile(
-        settings.project_dir, profiles_dir, settings.target, settings.vars,
-        workdir / "profile", threads=settings.threads,
+        settings.project_dir,
+        profiles_dir,
+        settings.target,
+        settings.vars,
+        workdir / "profile",
+        threads=settings.threads,
     )
     settings = dataclasses.replace(settings, scratch=scratch)
     progress(f"target: {scratch.describe()}")
@@ -107,8 +112,11 @@ def open_session(
         # the project's models, seeds and snapshots the state selection left out: with --defer
         # dbt would read them from the base state; the harness builds the ones the selection
         # reads from the deliveries into its scratch warehouse, and judges none of them
-        everything = list_nodes(dataclasses.replace(settings, state=None, defer=False, exclude=()),
-                                target_path=preflight / "all_nodes", location=store.env(place))
+        everything = list_nodes(
+            dataclasses.replace(settings, state=None, defer=False, exclude=()),
+            target_path=preflight / "all_nodes",
+            location=store.env(place),
+        )
         deferred = tuple(sorted(set(everything) - set(ids)))
     if narrowed:
         nodes = json.loads(manifest_path.read_text()).get("nodes", {})
@@ -123,8 +131,9 @@ def open_session(
         if deliveries is not None:
             from harness.deliveries import discover_batches
 
-            loader.expect(f for batch in discover_batches(deliveries, batch_pattern or DEFAULT_BATCH_PATTERN)
-                          for f in batch.files)
+            loader.expect(
+                f for batch in discover_batches(deliveries, batch_pattern or DEFAULT_BATCH_PATTERN) for f in batch.files
+            )
         kwargs["loader"] = loader
     return CheckContext(
         settings=settings,

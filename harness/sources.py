@@ -53,26 +53,30 @@ def declared_sources(manifest_path: Path, rename: tuple[str, str] | None = None)
     manifest = json.loads(manifest_path.read_text())
     tables = []
     for unique_id, node in (manifest.get("sources") or {}).items():
-        tables.append(SourceTable(
-            unique_id=unique_id,
-            source_name=str(node.get("source_name") or ""),
-            name=str(node.get("name") or ""),
-            database=str(node.get("database") or ""),
-            schema=logical_schema(str(node.get("schema") or ""), rename),
-            identifier=str(node.get("identifier") or node.get("name") or ""),
-        ))
+        tables.append(
+            SourceTable(
+                unique_id=unique_id,
+                source_name=str(node.get("source_name") or ""),
+                name=str(node.get("name") or ""),
+                database=str(node.get("database") or ""),
+                schema=logical_schema(str(node.get("schema") or ""), rename),
+                identifier=str(node.get("identifier") or node.get("name") or ""),
+            )
+        )
     return sorted(tables, key=lambda t: t.unique_id)
 
 
-def check_source_locations(tables: Iterable[SourceTable], adapter: str = "duckdb", database: str = "",
-                           schema: str = "") -> None:
+def check_source_locations(
+    tables: Iterable[SourceTable], adapter: str = "duckdb", database: str = "", schema: str = ""
+) -> None:
     """Sources the harness loads must live in its scratch warehouse: on DuckDB the scratch
     file, on a server the target's database and a schema derived from the target's schema
     (`tables` named with logical schemas: the user's `schema`, or `<schema>_<suffix>`)."""
     tables = list(tables)
     if adapter != "duckdb":
         fixed = [
-            t for t in tables
+            t
+            for t in tables
             if t.database.lower() != database.lower()
             or not (t.schema.lower() == schema.lower() or t.schema.lower().startswith(schema.lower() + "_"))
         ]
@@ -81,7 +85,7 @@ def check_source_locations(tables: Iterable[SourceTable], adapter: str = "duckdb
             raise Refused(
                 f"--load-sources: {len(fixed)} source table(s) live in a schema the harness does not "
                 f"create ({shown}); it loads deliveries only into scratch schemas. Derive the source's "
-                "schema from the target, e.g. `schema: \"{{ target.schema }}_raw\"`, and leave "
+                'schema from the target, e.g. `schema: "{{ target.schema }}_raw"`, and leave '
                 "`database` unset (nothing was built)"
             )
         return
@@ -110,7 +114,7 @@ class SourceLoader:
             return path.parts[hive - 1]
         stem = path.name.rsplit(".", 1)[0]
         match = self.pattern.search(path.name)
-        return stem[match.end():] if match and match.end() <= len(stem) else stem
+        return stem[match.end() :] if match and match.end() <= len(stem) else stem
 
     def table_for(self, path: Path) -> SourceTable:
         wanted = self.table_name(path).lower()
@@ -119,9 +123,7 @@ class SourceLoader:
                 if getattr(table, attribute).lower() == wanted:
                     return table
         names = ", ".join(sorted({t.identifier for t in self.tables}))
-        raise ValueError(
-            f"delivery {path.name}: table {wanted!r} is not a declared source table ({names})"
-        )
+        raise ValueError(f"delivery {path.name}: table {wanted!r} is not a declared source table ({names})")
 
     def expect(self, files: Iterable[Path]) -> None:
         """Every delivery file: each table the loader feeds is created (empty, from its first

@@ -54,7 +54,9 @@ def split_sources(project_dir: Path, names: Sequence[str], by: Sequence[str], ba
             if column not in columns:
                 raise ValueError(f"--by {column}: no such column in {path.name} ({', '.join(columns)})")
             con.execute(f"create temp table t{index} as select * from {_reader(path)}")
-            tables.append((f"t{index}", path.stem if Path(name).suffix else name, '"' + column.replace('"', '""') + '"'))
+            tables.append(
+                (f"t{index}", path.stem if Path(name).suffix else name, '"' + column.replace('"', '""') + '"')
+            )
         values = " union ".join(f"select distinct cast({col} as varchar) as v from {t}" for t, _, col in tables)
         con.execute(
             f"""

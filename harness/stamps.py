@@ -36,7 +36,7 @@ def _values(path: Path, column: str) -> set[str]:
             if column not in names:
                 return set()
             rows = con.execute(
-                f'select distinct cast("{column}" as varchar) from read_parquet(\'{_lit(path)}\')'
+                f"select distinct cast(\"{column}\" as varchar) from read_parquet('{_lit(path)}')"
             ).fetchall()
             return {str(row[0]) for row in rows if row[0] is not None}
         finally:
@@ -107,7 +107,9 @@ def _rewrite(source: Path, target: Path, stamp: dict[str, str]) -> None:
             names = columns_of(source)
             replaced = [f"cast('{stamp[c]}' as {_type(con, source, c)}) as \"{c}\"" for c in stamp if c in names]
             select = "*" if not replaced else f"* replace ({', '.join(replaced)})"
-            con.execute(f"copy (select {select} from read_parquet('{_lit(source)}')) to '{_lit(target)}' (format parquet)")
+            con.execute(
+                f"copy (select {select} from read_parquet('{_lit(source)}')) to '{_lit(target)}' (format parquet)"
+            )
         finally:
             con.close()
     else:

@@ -101,10 +101,7 @@ def render_user_target(
     profile_name = _project_profile_name(project_dir)
     raw = read_profile(str(profiles_dir))
     if profile_name not in raw:
-        raise Refused(
-            f"no profile {profile_name!r} in {profiles_dir / 'profiles.yml'} "
-            "(pass --profiles-dir DIR)"
-        )
+        raise Refused(f"no profile {profile_name!r} in {profiles_dir / 'profiles.yml'} (pass --profiles-dir DIR)")
     try:
         target_name, rendered = Profile.render_profile(
             raw[profile_name], profile_name, target, ProfileRenderer(cli_vars)
@@ -143,12 +140,23 @@ def scratch_profile(
                 "harness drives Spark's `method: session` only (nothing was built)"
             )
         return _write(
-            out_dir, profile_name, target_name, adapter, settings, threads,
-            user_location=f"schema {settings.get('schema')}", user_schema=str(settings.get("schema") or ""),
+            out_dir,
+            profile_name,
+            target_name,
+            adapter,
+            settings,
+            threads,
+            user_location=f"schema {settings.get('schema')}",
+            user_schema=str(settings.get("schema") or ""),
         )
     if adapter == "postgres":
         return _write(
-            out_dir, profile_name, target_name, adapter, settings, threads,
+            out_dir,
+            profile_name,
+            target_name,
+            adapter,
+            settings,
+            threads,
             user_location=f"{settings.get('dbname') or settings.get('database')}.{settings.get('schema')}",
             user_schema=str(settings.get("schema") or ""),
             database=str(settings.get("dbname") or settings.get("database") or ""),
@@ -167,8 +175,16 @@ def scratch_profile(
 
 
 def _write(
-    out_dir: Path, profile_name: str, target_name: str, adapter: str, settings: dict[str, Any],
-    threads: int | None, *, user_location: str, user_schema: str = "", database: str = "",
+    out_dir: Path,
+    profile_name: str,
+    target_name: str,
+    adapter: str,
+    settings: dict[str, Any],
+    threads: int | None,
+    *,
+    user_location: str,
+    user_schema: str = "",
+    database: str = "",
 ) -> ScratchProfile:
     """Write the harness's profiles.yml: on a server, the schema becomes each lane's scratch
     schema (SCHEMA_ENV); the user's settings (host, user, password, ...) are kept."""
@@ -185,9 +201,14 @@ def _write(
         + yaml.safe_dump(_escape_jinja(profile), sort_keys=False)
     )
     return ScratchProfile(
-        profiles_dir=out_dir, profile_name=profile_name, user_target=target_name,
-        adapter=adapter, user_location=user_location, settings=settings,
-        user_schema=user_schema, database=database,
+        profiles_dir=out_dir,
+        profile_name=profile_name,
+        user_target=target_name,
+        adapter=adapter,
+        user_location=user_location,
+        settings=settings,
+        user_schema=user_schema,
+        database=database,
     )
 
 
@@ -198,8 +219,13 @@ def _escape_jinja(value: Any) -> Any:
         return {key: _escape_jinja(item) for key, item in value.items()}
     if isinstance(value, list):
         return [_escape_jinja(item) for item in value]
-    if isinstance(value, str) and ("{{" in value or "{%" in value) and "rerun_safe_scratch" not in value.lower() \
-            and WAREHOUSE_ENV not in value and SCHEMA_ENV not in value:
+    if (
+        isinstance(value, str)
+        and ("{{" in value or "{%" in value)
+        and "rerun_safe_scratch" not in value.lower()
+        and WAREHOUSE_ENV not in value
+        and SCHEMA_ENV not in value
+    ):
         return "{{ " + json.dumps(value) + " }}"
     return value
 
@@ -211,7 +237,11 @@ class Misplaced:
 
 
 def misplaced_nodes(
-    manifest_path: Path, adapter: str, resource_types: Iterable[str], scratch_schema: str = "", database: str = "",
+    manifest_path: Path,
+    adapter: str,
+    resource_types: Iterable[str],
+    scratch_schema: str = "",
+    database: str = "",
 ) -> list[Misplaced]:
     """Nodes that would be built outside the scratch location: on DuckDB another catalog than
     the scratch file's; on a server another database than the target's, or a schema that is
@@ -238,12 +268,16 @@ def misplaced_nodes(
     return found
 
 
-MISPLACED_HELP = re.sub(r"\s+", " ", """
+MISPLACED_HELP = re.sub(
+    r"\s+",
+    " ",
+    """
     the harness builds into a scratch file or schema it created, and these nodes name another
     database or schema (a `database` config, an attached catalog, a `generate_schema_name`
     that does not derive every schema from the target's): nothing was built. Select them out
     with --exclude, or make their database and schema follow the target.
-""").strip()
+""",
+).strip()
 
 
 def check_locations(manifest_path: Path, adapter: str, scratch_schema: str = "", database: str = "") -> None:
@@ -251,4 +285,6 @@ def check_locations(manifest_path: Path, adapter: str, scratch_schema: str = "",
     if misplaced:
         shown = ", ".join(f"{m.unique_id} -> {m.location}" for m in misplaced[:5])
         more = f" (+{len(misplaced) - 5} more)" if len(misplaced) > 5 else ""
-        raise Refused(f"{len(misplaced)} node(s) would be built outside the scratch warehouse: {shown}{more}; {MISPLACED_HELP}")
+        raise Refused(
+            f"{len(misplaced)} node(s) would be built outside the scratch warehouse: {shown}{more}; {MISPLACED_HELP}"
+        )

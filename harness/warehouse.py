@@ -60,10 +60,7 @@ def list_relations(con: duckdb.DuckDBPyConnection, catalog: str) -> list[Relatio
         """,
         [catalog, list(SYSTEM_SCHEMAS)],
     ).fetchall()
-    return [
-        Relation(schema=row[0], name=row[1], kind="view" if row[2] == "VIEW" else "table")
-        for row in rows
-    ]
+    return [Relation(schema=row[0], name=row[1], kind="view" if row[2] == "VIEW" else "table") for row in rows]
 
 
 def take_snapshot(
@@ -91,7 +88,8 @@ def take_snapshot(
         catalog = str(con.execute("select current_database()").fetchone()[0])  # type: ignore[index]
         relations = list_relations(con, catalog)
         views = [
-            relation for relation in relations
+            relation
+            for relation in relations
             if relation.kind == "view" and (freeze_views is None or relation.key in freeze_views)
         ]
         frozen: list[Relation] = []
@@ -108,8 +106,7 @@ def take_snapshot(
         for view in frozen:
             con.execute(f"drop view {quote(view.schema)}.{quote(view.name)}")
             con.execute(
-                f"alter table {quote(view.schema)}.{quote(FROZEN_PREFIX + view.name)} "
-                f"rename to {quote(view.name)}"
+                f"alter table {quote(view.schema)}.{quote(FROZEN_PREFIX + view.name)} rename to {quote(view.name)}"
             )
         con.execute("checkpoint")
     finally:

@@ -190,16 +190,25 @@ class Lane:
         log_file = target / "logs" / "dbt.log"
         log_file.unlink(missing_ok=True)  # dbt appends; keep one child's lines per file
         argv, env = subprocess_command(
-            self.settings, command, location=self.location, target_path=target,
-            landing=self.landing if self.loader is None else None, select=select, full_refresh=full_refresh,
+            self.settings,
+            command,
+            location=self.location,
+            target_path=target,
+            landing=self.landing if self.loader is None else None,
+            select=select,
+            full_refresh=full_refresh,
         )
         self.progress(f"{self.root.name}: dbt {command} (child process {number}) ...")
         output = self.root / f"spawn_{number:02d}.log"
         with output.open("w") as sink:
             process = subprocess.Popen(argv, env=env, stdout=sink, stderr=subprocess.STDOUT)
         return Spawned(
-            command=command, argv=argv, process=process, target_path=target,
-            started=time.monotonic(), output=output,
+            command=command,
+            argv=argv,
+            process=process,
+            target_path=target,
+            started=time.monotonic(),
+            output=output,
         )
 
     def collect(self, spawned: Spawned, timeout: float | None = None, record: bool = True) -> DbtRun:

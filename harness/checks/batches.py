@@ -49,7 +49,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="size of the coarser split, in batch keys per build (default: 2)",
     )
     parser.add_argument(
-        "--splits", nargs="+", choices=SPLITS, default=None, metavar="SPLIT",
+        "--splits",
+        nargs="+",
+        choices=SPLITS,
+        default=None,
+        metavar="SPLIT",
         help="splits compared with one batch per key: all (all at once), coarse "
         "(--keys-per-batch keys per build), reverse (one per key, last first), shuffled (one "
         "per key, a seeded order; 3+ batch keys). Default: all coarse reverse. Leave out "
@@ -57,7 +61,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "first batch)",
     )
     parser.add_argument(
-        "--load-stamp-columns", nargs="+", default=None, metavar="COLUMN",
+        "--load-stamp-columns",
+        nargs="+",
+        default=None,
+        metavar="COLUMN",
         help="columns a loader stamps into each delivery when it delivers it (_loaded_at, "
         "delivered_on): the reverse and shuffled splits stamp them at delivery time (the i-th "
         "delivery gets the natural i-th delivery's value) and leave them out of the "
@@ -160,9 +167,13 @@ def run(ctx: CheckContext) -> CheckResult:
     selected = ctx.selected
     comparisons: list[Comparison] = [
         compare_snapshots(
-            snapshots[0], other, project,
+            snapshots[0],
+            other,
+            project,
             label=f"{splits[0][0]} vs {splits[index][0]}",
-            purpose=Purpose.CONVERGE, selected=selected, sample_size=ctx.sample_size,
+            purpose=Purpose.CONVERGE,
+            selected=selected,
+            sample_size=ctx.sample_size,
             stamped=stamped if splits[index][0] in REORDERED else (),
         )
         for index, other in enumerate(snapshots[1:], start=1)
@@ -179,7 +190,8 @@ def run(ctx: CheckContext) -> CheckResult:
             if untold:
                 diff.warning = order_warning(name, untold)
     exercised: dict[str, object] = {
-        "splits compared with one batch per key": len(comparisons), "builds": sum(len(s) for _, s in splits),
+        "splits compared with one batch per key": len(comparisons),
+        "builds": sum(len(s) for _, s in splits),
     }
     if stamped and any(name in REORDERED for name, _ in splits):
         exercised["load stamps stamped at delivery"] = ", ".join(stamped)

@@ -51,7 +51,10 @@ class Options:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--stagger", type=float, default=None, metavar="SECONDS",
+        "--stagger",
+        type=float,
+        default=None,
+        metavar="SECONDS",
         help="start the second build this long after the first (default: 0, together)",
     )
 
@@ -104,7 +107,9 @@ def _round(
     started_as = {first: "started first", second: "started second"}
     errors: list[str] = []
     if not failed:
-        outcome = f"both completed ({first} {runs[first][1].duration_s:.1f} s, {second} {runs[second][1].duration_s:.1f} s)"
+        outcome = (
+            f"both completed ({first} {runs[first][1].duration_s:.1f} s, {second} {runs[second][1].duration_s:.1f} s)"
+        )
     elif completed:
         (loser,), (winner,) = failed, completed
         outcome = f"{loser} ({started_as[loser]}) failed: {messages[loser] or '(no message)'}; {winner} completed"
@@ -114,7 +119,9 @@ def _round(
         outcome = "both failed: " + "; ".join(f"{name}: {messages[name] or '(no message)'}" for name in failed)
         errors.append("neither build completed")
     compare = dict(
-        project=ref.project, purpose=Purpose.CONVERGE, selected=ref.selected,
+        project=ref.project,
+        purpose=Purpose.CONVERGE,
+        selected=ref.selected,
         sample_size=ctx.sample_size,
     )
     clean = ref.snapshots[last]
@@ -139,7 +146,9 @@ def _round(
         tables += _differences(comparisons[-1], "after the follow-up build")
     survived = not errors and all(c.passed for c in comparisons)
     explained = [
-        f"{d.table.split('.')[-1]} ({d.explained_by})" for c in comparisons for d in c.diffs
+        f"{d.table.split('.')[-1]} ({d.explained_by})"
+        for c in comparisons
+        for d in c.diffs
         if d.explained_by and not d.identical
     ]
     return Trial(label, survived, outcome, tables, errors, explained=explained), comparisons
@@ -151,7 +160,9 @@ def run(ctx: CheckContext) -> CheckResult:
     problems = unexplained_errors(ctx, NAME, ref.lane.problems())
     if problems:
         return CheckResult(
-            name=NAME, status=Status.ERROR, duration_s=time.monotonic() - started,
+            name=NAME,
+            status=Status.ERROR,
+            duration_s=time.monotonic() - started,
             errors=["the clean build failed, so nothing can be judged against it:", *problems],
         )
     stagger = ctx.typed(Options).stagger
@@ -174,8 +185,11 @@ def run(ctx: CheckContext) -> CheckResult:
         )
     notes += [f"not judged: {nj.table}: {nj.reason}" for nj in not_judged]
     findings = lane_findings(ctx, NAME, [ref.lane, lane])
-    passed = all(trial.survived for trial in trials) and not findings["errors"] and not any(
-        not v.explained_by for v in findings["key_violations"])
+    passed = (
+        all(trial.survived for trial in trials)
+        and not findings["errors"]
+        and not any(not v.explained_by for v in findings["key_violations"])
+    )
     return CheckResult(
         name=NAME,
         status=Status.PASS if passed else Status.FAIL,

@@ -38,10 +38,7 @@ from harness.results import CheckResult, Comparison, NotJudged, Status, Trial
 from harness.workspace import Lane
 
 NAME = "crash"
-HELP = (
-    "stop builds between models and kill them mid-model (per batch), rebuild, "
-    "compare with a clean build"
-)
+HELP = "stop builds between models and kill them mid-model (per batch), rebuild, compare with a clean build"
 NEEDS_DELIVERIES = True
 
 
@@ -61,27 +58,41 @@ CHILD_TIMEOUT_S = 1800.0
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--crash-points", type=int, default=None, metavar="N",
+        "--crash-points",
+        type=int,
+        default=None,
+        metavar="N",
         help="between-model stops per crashed batch, spread over the build order, first and "
         f"last node included (default: {DEFAULT_CRASH_POINTS}; 0: none; a larger number than "
         "the nodes: after every node)",
     )
     parser.add_argument(
-        "--kill-points", type=int, default=None, metavar="N",
+        "--kill-points",
+        type=int,
+        default=None,
+        metavar="N",
         help=f"SIGKILLs of a child dbt build per crashed batch (default: {DEFAULT_KILL_POINTS}; 0: none)",
     )
     parser.add_argument(
-        "--seed", type=int, default=None, metavar="N",
+        "--seed",
+        type=int,
+        default=None,
+        metavar="N",
         help="seed of the kill moments (default: 0); the same seed tries the same moments",
     )
     parser.add_argument(
-        "--fault-var", default=None, metavar="VAR",
+        "--fault-var",
+        default=None,
+        metavar="VAR",
         help="dbt var that makes the model it names (its relation name) fail after its write, "
         "before COMMIT; between-model points then fail each model in turn instead of building "
         "a prefix of the build order",
     )
     parser.add_argument(
-        "--crash-batches", nargs="+", default=None, metavar="J",
+        "--crash-batches",
+        nargs="+",
+        default=None,
+        metavar="J",
         help="batches to crash in, numbered from 1 in batch order (default: the middle one, "
         "so a crash meets history before it and batches after it; `all`: every batch)",
     )
@@ -148,7 +159,10 @@ def _fault_point(ctx: CheckContext, ref: Reference, batch: int, var: str, model:
 
     def stop(lane: Lane) -> str:
         run = lane.dbt(
-            "build", select=ctx.build_select, extra_vars={var: identifier}, record=False,
+            "build",
+            select=ctx.build_select,
+            extra_vars={var: identifier},
+            record=False,
             target_name="target_fault",
         )
         failed = [node for node in run.nodes if node.status == "error"]
@@ -212,9 +226,7 @@ def _differences(comparison: Comparison, when: str) -> list[str]:
     ]
 
 
-def _try(
-    ctx: CheckContext, ref: Reference, lane: Lane, point: Point, number: int
-) -> tuple[Trial, list[Comparison]]:
+def _try(ctx: CheckContext, ref: Reference, lane: Lane, point: Point, number: int) -> tuple[Trial, list[Comparison]]:
     lane.restore(ref.checkpoints[point.batch - 1])
     lane.reset_deliveries(ref.files_through(point.batch - 1), ref.batches[point.batch - 1].files)
     outcome = point.stop(lane)
@@ -223,15 +235,19 @@ def _try(
     errors += [f"rebuild after the crash: {problem}" for problem in recovery.problems]
     slug = f"point_{number:03d}"
     compare = dict(
-        project=ref.project, purpose=Purpose.CONVERGE, selected=ref.selected,
+        project=ref.project,
+        purpose=Purpose.CONVERGE,
+        selected=ref.selected,
         sample_size=ctx.sample_size,
     )
     rebuilt = lane.snapshot(f"{slug} rebuilt", ref.project)
     taken = [rebuilt]
     comparisons = [
         compare_snapshots(
-            ref.snapshots[point.batch], rebuilt,
-            label=f"{point.label}: clean vs crashed and rebuilt", **compare,  # type: ignore[arg-type]
+            ref.snapshots[point.batch],
+            rebuilt,
+            label=f"{point.label}: clean vs crashed and rebuilt",
+            **compare,  # type: ignore[arg-type]
         )
     ]
     annotate(ctx, NAME, comparisons[:1])
@@ -246,7 +262,8 @@ def _try(
         taken.append(final)
         comparisons.append(
             compare_snapshots(
-                ref.snapshots[last], final,
+                ref.snapshots[last],
+                final,
                 label=f"{point.label}: clean vs crashed, rebuilt and continued to batch {last}",
                 **compare,  # type: ignore[arg-type]
             )
@@ -255,7 +272,9 @@ def _try(
         tables += _differences(comparisons[-1], f"after batch {last}")
     explained = [
         f"{diff.table.split('.')[-1]} ({diff.explained_by})"
-        for comparison in comparisons for diff in comparison.diffs if diff.explained_by and not diff.identical
+        for comparison in comparisons
+        for diff in comparison.diffs
+        if diff.explained_by and not diff.identical
     ]
     errors = unexplained_errors(ctx, NAME, errors)
     survived = not errors and all(comparison.passed for comparison in comparisons)
@@ -263,8 +282,13 @@ def _try(
         for snapshot in taken:
             lane.store.discard(snapshot)
     trial = Trial(
-        label=point.label, survived=survived, outcome=outcome, tables=tables, errors=errors,
-        explained=explained, reached=not outcome.startswith("not interrupted"),
+        label=point.label,
+        survived=survived,
+        outcome=outcome,
+        tables=tables,
+        errors=errors,
+        explained=explained,
+        reached=not outcome.startswith("not interrupted"),
     )
     return trial, comparisons
 
@@ -277,7 +301,9 @@ def run(ctx: CheckContext) -> CheckResult:
     problems = unexplained_errors(ctx, NAME, ref.lane.problems())
     if problems:
         return CheckResult(
-            name=NAME, status=Status.ERROR, duration_s=time.monotonic() - started,
+            name=NAME,
+            status=Status.ERROR,
+            duration_s=time.monotonic() - started,
             errors=["the clean build failed, so no crash can be judged against it:", *problems],
         )
     built = {node.unique_id for node in ref.lane.runs[0].nodes}
@@ -285,8 +311,7 @@ def run(ctx: CheckContext) -> CheckResult:
     fault_var = options.fault_var
     kinds = ("model",) if fault_var else ("model", "seed", "snapshot")
     data_nodes = {
-        model.unique_id for model in ref.project.models
-        if model.unique_id in built and model.resource_type in kinds
+        model.unique_id for model in ref.project.models if model.unique_id in built and model.resource_type in kinds
     }
     order = [ref.project.by_name(uid) for uid in build_order(ref.lane.runs[0].target_path, data_nodes)]
     names = [model.name for model in order]
@@ -355,7 +380,9 @@ def run(ctx: CheckContext) -> CheckResult:
     if one_process and options.kill_points:
         notes.append("no kill point: Spark's session target admits one dbt process (stops between models only)")
     if kill_trials and interrupted < kill_trials:
-        notes.append(f"{kill_trials - interrupted} kill point(s) came after the build had ended: not counted as reached")
+        notes.append(
+            f"{kill_trials - interrupted} kill point(s) came after the build had ended: not counted as reached"
+        )
     explained = sorted({name for t in trials for name in t.explained})
     if explained:
         notes.append("differences already reported by an earlier check, not counted again: " + ", ".join(explained))
@@ -365,12 +392,16 @@ def run(ctx: CheckContext) -> CheckResult:
     reached = sum(t.reached for t in trials)
     reason = ""
     if not reached and not errors:
-        reason = (
-            "no crash point reached: " + ("no point to try (--crash-points 0 and --kill-points 0?)"
-                                          if not trials else "every kill came after the build had ended")
+        reason = "no crash point reached: " + (
+            "no point to try (--crash-points 0 and --kill-points 0?)"
+            if not trials
+            else "every kill came after the build had ended"
         )
-    failed = bool(findings["errors"]) or not all(trial.survived for trial in trials) or any(
-        not v.explained_by for v in findings["key_violations"])
+    failed = (
+        bool(findings["errors"])
+        or not all(trial.survived for trial in trials)
+        or any(not v.explained_by for v in findings["key_violations"])
+    )
     status = Status.FAIL if failed else (Status.NOT_EXERCISED if reason else Status.PASS)
     return CheckResult(
         name=NAME,

@@ -48,8 +48,10 @@ def run(ctx: CheckContext) -> CheckResult:
     exercised: dict[str, object] = {"files delivered": files}
     if ctx.typed(Options).per_model:
         models = [
-            model for model in project.models
-            if model.resource_type == "model" and (selected is None or model.unique_id in selected)
+            model
+            for model in project.models
+            if model.resource_type == "model"
+            and (selected is None or model.unique_id in selected)
             and model.rerun_safe.compare != "skip"
         ]
         for model in models:
@@ -58,8 +60,13 @@ def run(ctx: CheckContext) -> CheckResult:
             lane.dbt("run", select=(model.name,), uses_landing=uses_landing)
             after = lane.snapshot(f"{model.name} run 2", project)
             comparison = compare_snapshots(
-                before, after, project, label=f"dbt run -s {model.name} twice",
-                purpose=Purpose.RERUN, selected={model.unique_id}, sample_size=ctx.sample_size,
+                before,
+                after,
+                project,
+                label=f"dbt run -s {model.name} twice",
+                purpose=Purpose.RERUN,
+                selected={model.unique_id},
+                sample_size=ctx.sample_size,
             )
             # Every other relation is "not selected" here: listing them per model is noise.
             comparison.not_judged = [nj for nj in comparison.not_judged if nj.reason != "not selected"]
@@ -74,8 +81,13 @@ def run(ctx: CheckContext) -> CheckResult:
     after = lane.snapshot("after build 2", project)
     comparisons.append(
         compare_snapshots(
-            before, after, project, label="build twice, same inputs",
-            purpose=Purpose.RERUN, selected=selected, sample_size=ctx.sample_size,
+            before,
+            after,
+            project,
+            label="build twice, same inputs",
+            purpose=Purpose.RERUN,
+            selected=selected,
+            sample_size=ctx.sample_size,
         )
     )
     return finish(NAME, started, comparisons, [lane], ctx=ctx, exercised=exercised)

@@ -43,8 +43,15 @@ def run(ctx: CheckContext) -> CheckResult:
     elif not rows:
         nothing = "every model with a declared grain was empty: no key was checked"
     result = finish(
-        NAME, started, [], [lane], notes, ctx=ctx,
-        exercised={"grains asserted": grains, "rows checked": rows}, nothing=nothing, compares=False,
+        NAME,
+        started,
+        [],
+        [lane],
+        notes,
+        ctx=ctx,
+        exercised={"grains asserted": grains, "rows checked": rows},
+        nothing=nothing,
+        compares=False,
     )
     result.keys_not_asserted = not_asserted
     return result

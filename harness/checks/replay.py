@@ -63,14 +63,22 @@ def run(ctx: CheckContext) -> CheckResult:
 
     comparisons = [
         compare_snapshots(
-            before, same_names, project,
+            before,
+            same_names,
+            project,
             label=f"{len(touched)} file(s) redelivered under the same names (new mtime)",
-            purpose=Purpose.REPLAY, selected=selected, sample_size=ctx.sample_size,
+            purpose=Purpose.REPLAY,
+            selected=selected,
+            sample_size=ctx.sample_size,
         ),
         compare_snapshots(
-            before, new_names, project,
+            before,
+            new_names,
+            project,
             label=f"{len(copies)} file(s) redelivered under new names (e.g. {copies[0].name if copies else '-'})",
-            purpose=Purpose.REPLAY, selected=selected, sample_size=ctx.sample_size,
+            purpose=Purpose.REPLAY,
+            selected=selected,
+            sample_size=ctx.sample_size,
         ),
     ]
     unknown = "unknown (the file system records no access times)"
@@ -101,9 +109,13 @@ def _replay_sources(ctx: CheckContext, lane, project, before, started: float) ->
     lane.dbt("build", select=ctx.build_select)
     after = lane.snapshot("every batch loaded again", project)
     comparison = compare_snapshots(
-        before, after, project,
+        before,
+        after,
+        project,
         label=f"{files} file(s) loaded again into the sources ({appended} rows appended)",
-        purpose=Purpose.REPLAY, selected=ctx.selected, sample_size=ctx.sample_size,
+        purpose=Purpose.REPLAY,
+        selected=ctx.selected,
+        sample_size=ctx.sample_size,
     )
     exercised: dict[str, object] = {"files loaded again": files, "rows appended to sources": appended}
     nothing = None if appended else "loading the deliveries again appended no row to any source"

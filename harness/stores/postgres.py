@@ -21,10 +21,20 @@ if TYPE_CHECKING:
 # DuckDB types of a delivery file's columns -> the PostgreSQL types of the source table the
 # harness creates for them (the others become text).
 PG_TYPES = {
-    "BOOLEAN": "boolean", "TINYINT": "smallint", "SMALLINT": "smallint", "INTEGER": "integer",
-    "BIGINT": "bigint", "HUGEINT": "numeric", "FLOAT": "real", "DOUBLE": "double precision",
-    "DATE": "date", "TIME": "time", "TIMESTAMP": "timestamp", "TIMESTAMP WITH TIME ZONE": "timestamptz",
-    "VARCHAR": "text", "UUID": "uuid",
+    "BOOLEAN": "boolean",
+    "TINYINT": "smallint",
+    "SMALLINT": "smallint",
+    "INTEGER": "integer",
+    "BIGINT": "bigint",
+    "HUGEINT": "numeric",
+    "FLOAT": "real",
+    "DOUBLE": "double precision",
+    "DATE": "date",
+    "TIME": "time",
+    "TIMESTAMP": "timestamp",
+    "TIMESTAMP WITH TIME ZONE": "timestamptz",
+    "VARCHAR": "text",
+    "UUID": "uuid",
 }
 
 
@@ -46,9 +56,12 @@ class PostgresStore(SchemaStore):
         return self._sql is not None
 
     def all_schemas(self) -> list[str]:
-        return [str(row[0]) for row in self.sql.fetchall(
-            "select nspname from pg_namespace where left(nspname, %s) = %s", [len(self.prefix), self.prefix]
-        )]
+        return [
+            str(row[0])
+            for row in self.sql.fetchall(
+                "select nspname from pg_namespace where left(nspname, %s) = %s", [len(self.prefix), self.prefix]
+            )
+        ]
 
     def relations(self, schemas: Sequence[str]) -> list[tuple[str, str, str]]:
         rows = self.sql.fetchall(
@@ -120,7 +133,7 @@ class PostgresStore(SchemaStore):
 
 
 def _decimal(type_: str) -> str:
-    return "numeric" + type_[len("DECIMAL"):] if type_.upper().startswith("DECIMAL") else "text"
+    return "numeric" + type_[len("DECIMAL") :] if type_.upper().startswith("DECIMAL") else "text"
 
 
 def open_connection(settings: dict[str, Any]) -> Any:

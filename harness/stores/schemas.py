@@ -101,12 +101,14 @@ class SchemaStore(Store):
         if logical_schema.lower() == self.logical.lower():
             return place
         if logical_schema.lower().startswith(self.logical.lower() + "_"):
-            return place + logical_schema[len(self.logical):]
+            return place + logical_schema[len(self.logical) :]
         raise ValueError(f"schema {logical_schema!r} is not derived from the target schema {self.logical!r}")
 
     def schemas(self, base: str) -> list[str]:
         """`base` and every `base_<suffix>` schema that exists."""
-        return sorted(s for s in self.all_schemas() if s.lower() == base.lower() or s.lower().startswith(base.lower() + "_"))
+        return sorted(
+            s for s in self.all_schemas() if s.lower() == base.lower() or s.lower().startswith(base.lower() + "_")
+        )
 
     def exists(self, place: str) -> bool:
         return bool(self.schemas(place))
@@ -121,7 +123,7 @@ class SchemaStore(Store):
         errors: list[tuple[str, str]] = []
         mapping: dict[str, str] = {}
         for schema, name, kind in self.relations(self.schemas(place)):
-            suffix = schema[len(place):]
+            suffix = schema[len(place) :]
             copy_schema, logical = base + suffix, self.logical + suffix
             if logical.lower() not in mapping:
                 self.create_schema(copy_schema)
@@ -133,8 +135,13 @@ class SchemaStore(Store):
             except self.sql.errors as exc:
                 errors.append((relation.display_name, str(exc).strip().splitlines()[0]))
         return Snapshot(
-            label=label, path=None, relations=tuple(relations), view_errors=tuple(errors),
-            schemas=tuple(sorted(mapping.items())), location=base, store=self,
+            label=label,
+            path=None,
+            relations=tuple(relations),
+            view_errors=tuple(errors),
+            schemas=tuple(sorted(mapping.items())),
+            location=base,
+            store=self,
         )
 
     def discard(self, snapshot: Snapshot) -> None:
@@ -146,16 +153,16 @@ class SchemaStore(Store):
         del folder
         base = self._name("c", 2)
         schemas = self.schemas(place)
-        suffixes = tuple(schema[len(place):] for schema in schemas)
+        suffixes = tuple(schema[len(place) :] for schema in schemas)
         for suffix in suffixes:
             self.create_schema(base + suffix)
         tables = []
         for schema, name, kind in self.relations(schemas):
             if kind == "table":
                 recipe = self.table_recipe(schema, name)
-                self.copy_table(schema, base + schema[len(place):], name, recipe)
-                tables.append((schema[len(place):], name, recipe))
-        views = tuple((s[len(place):], n, d) for s, n, d in self.view_definitions(schemas))
+                self.copy_table(schema, base + schema[len(place) :], name, recipe)
+                tables.append((schema[len(place) :], name, recipe))
+        views = tuple((s[len(place) :], n, d) for s, n, d in self.view_definitions(schemas))
         return Checkpoint(base, suffixes, tuple(tables), views)
 
     def restore(self, place: str, checkpoint: Checkpoint | None) -> None:
