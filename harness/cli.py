@@ -23,8 +23,8 @@ from harness import __version__, checks
 from harness.dbt_invoke import DbtError, DbtSettings
 from harness.deliveries import DEFAULT_BATCH_PATTERN
 from harness.report import overall_exit_code, render_terminal, selection_lines, write_junit, write_markdown
-from harness.runner import run_checks
 from harness.results import CheckResult, Status
+from harness.runner import run_checks
 from harness.session import NothingSelected, open_session
 from harness.target import Refused
 

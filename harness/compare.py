@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection
-from enum import Enum
+from enum import StrEnum
 
 from harness.diff import Side, diff_sides
 from harness.project import Model, Project
@@ -12,7 +12,7 @@ from harness.sql import Sql
 from harness.warehouse import Snapshot
 
 
-class Purpose(str, Enum):
+class Purpose(StrEnum):
     """Why two snapshots are compared; decides how history tables are judged."""
 
     RERUN = "rerun"  # same inputs again (idempotency): everything must be identical
@@ -106,9 +106,9 @@ def compare_snapshots(
             if diff.key:
                 diff.key_source = "meta.rerun_safe.group_by" if history else model.key_source
             comparison.diffs.append(diff)
-        present = set(left_relations) | set(right_relations)
+        compared = set(left_relations) | set(right_relations)
         for model in project.models:
-            if model.relation_key in present:
+            if model.relation_key in compared:
                 continue
             if selected is not None and model.unique_id not in selected:
                 continue

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, TypeVar
@@ -19,7 +19,6 @@ from harness.sources import SourceLoader
 from harness.stores import Store
 from harness.stores.duckdb import DuckDBStore
 from harness.workspace import Lane, Progress
-
 
 T = TypeVar("T")
 
@@ -144,7 +143,7 @@ def lane_findings(ctx: CheckContext | None, check: str, lanes: Sequence[Lane]) -
     }
 
 
-def skip_causes(runs) -> dict[str, str]:
+def skip_causes(runs: Iterable[DbtRun]) -> dict[str, str]:
     """Every node dbt skipped in these runs -> its reason (the first run that skipped it)."""
     causes: dict[str, str] = {}
     for run in runs:

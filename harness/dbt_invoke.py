@@ -226,7 +226,8 @@ def _node_result(result: Any) -> NodeResult:
 @functools.cache
 def dbt_has_unit_tests() -> bool:
     """dbt-core 1.8 added unit tests; an older dbt refuses the selector `resource_type:unit_test`."""
-    from dbt.node_types import NodeType
+    # dbt.node_types re-exports NodeType on every dbt version; its home (dbt.artifacts) is 1.8+.
+    from dbt.node_types import NodeType  # type: ignore[attr-defined]
 
     return "unit_test" in {node_type.value for node_type in NodeType}
 
@@ -455,7 +456,8 @@ def list_nodes(
         detail = str(outcome.exception).strip() if outcome.exception else error_message(log_file)
         raise DbtError(f"dbt could not parse or select the project: {detail or 'no message'}")
     ids = []
-    for line in outcome.result or []:
+    listed = outcome.result if isinstance(outcome.result, list) else []  # `dbt ls`: one JSON line per node
+    for line in listed:
         try:
             ids.append(str(json.loads(line)["unique_id"]))
         except (ValueError, KeyError, TypeError):

@@ -1,9 +1,9 @@
 """Multiset-correct, keyed, null-safe table diffs computed inside the warehouse.
 
 Both sides are relation expressions in one connection (harness.sql): two DuckDB snapshot files
-attached read-only, or two snapshot schemas of a PostgreSQL database. Rows are compared as a multiset: every distinct row is counted on each
-side (`group by` treats NULLs as equal), so a duplicated row is a difference and NULL equals
-NULL. Plain EXCEPT would hide both.
+attached read-only, or two snapshot schemas of a PostgreSQL database. Rows are compared as a
+multiset: every distinct row is counted on each side (`group by` treats NULLs as equal), so a
+duplicated row is a difference and NULL equals NULL. Plain EXCEPT would hide both.
 
 Most comparisons find identical tables, so a multiset fingerprint goes first: the row count
 and two sums of independent 64-bit row hashes (different column order, a salt) per side.
@@ -19,8 +19,13 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from harness import sql as _sql
 from harness.results import TableDiff
-from harness.sql import Sql, as_sql, quote  # noqa: F401 - quote: re-exported
+from harness.sql import Sql, as_sql
+
+# Re-exported for the callers that quote a DuckDB name outside a connection (pipeline_demo).
+# The diffs below quote with their connection's own rule (`con.quote`: backticks on Spark).
+quote = _sql.quote
 
 
 @dataclass(frozen=True)
@@ -165,7 +170,8 @@ def _keyed_details(
             attr,
             _scalar(
                 con,
-                f"select count(*) from (select {key_cols} from {side.sql} as __s group by {key_cols} having count(*) > 1) as __d",
+                f"select count(*) from (select {key_cols} from {side.sql} as __s"
+                f" group by {key_cols} having count(*) > 1) as __d",
             ),
         )
     presence = con.fetchone(
@@ -207,7 +213,7 @@ def _keyed_details(
         """
     )
     assert row is not None
-    result.changed_columns = {c: int(n) for c, n in zip(value_cols, row) if n}
+    result.changed_columns = {c: int(n) for c, n in zip(value_cols, row, strict=True) if n}
 
 
 def _sample(

@@ -41,7 +41,7 @@ class RerunSafeMeta:
     load_stamp_columns: tuple[str, ...] = ()
 
     @classmethod
-    def from_meta(cls, meta: dict[str, Any] | None) -> "RerunSafeMeta":
+    def from_meta(cls, meta: dict[str, Any] | None) -> RerunSafeMeta:
         raw = (meta or {}).get("rerun_safe") or {}
         compare = str(raw.get("compare", "exact")).lower()
         if compare not in COMPARE_MODES:
@@ -197,6 +197,7 @@ def grains_from_tests(nodes: dict[str, Any]) -> dict[str, list[tuple[tuple[str, 
         if (node.get("config") or {}).get("where"):
             continue
         name, kwargs = metadata.get("name"), metadata.get("kwargs") or {}
+        grain: tuple[tuple[str, ...], str]
         if name == "unique" and kwargs.get("column_name"):
             grain = ((str(kwargs["column_name"]),), "unique test")
         elif name in UNIQUE_COMBINATION_TESTS and kwargs.get(UNIQUE_COMBINATION_TESTS[name]):
@@ -289,8 +290,13 @@ def load_manifest(target_path: Path, rename: tuple[str, str] | None = None) -> P
     )
     source_stamps: list[str] = []
     for source in (manifest.get("sources") or {}).values():
-        for meta in (source.get("source_meta"), source.get("meta"), (source.get("config") or {}).get("meta")):
-            for column in RerunSafeMeta.from_meta(meta).load_stamp_columns:
+        metas: tuple[dict[str, Any] | None, ...] = (
+            source.get("source_meta"),
+            source.get("meta"),
+            (source.get("config") or {}).get("meta"),
+        )
+        for declared in metas:
+            for column in RerunSafeMeta.from_meta(declared).load_stamp_columns:
                 if column not in source_stamps:
                     source_stamps.append(column)
     return Project(

@@ -36,7 +36,9 @@ def build_reference(ctx: CheckContext, check: str) -> Reference:
     Built once per run: crash and concurrency share it (`ctx.shared`)."""
     if "reference" in ctx.shared:
         ctx.progress(f"[{check}] the clean batch-by-batch reference is reused")
-        return ctx.shared["reference"]
+        reused = ctx.shared["reference"]
+        assert isinstance(reused, Reference)
+        return reused
     ref = _build_reference(ctx, check, range(1, len(ctx.batches()) + 1))
     if not ref.lane.problems():
         ctx.shared["reference"] = ref

@@ -7,8 +7,12 @@ import textwrap
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness.results import CheckResult, Comparison, Status, TableDiff, Trial
+
+if TYPE_CHECKING:
+    from harness.context import CheckContext
 
 MARK = {
     Status.PASS: "PASS",
@@ -119,8 +123,8 @@ def _matrix_lines(results: Sequence[CheckResult]) -> list[str]:
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     lines = ["models x checks:"]
     for row in [header, *rows]:
-        lines.append("  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
-    return lines + [""]
+        lines.append("  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+    return [*lines, ""]
 
 
 def _finding_lines(result: CheckResult, indent: str = "  ") -> list[str]:
@@ -170,9 +174,8 @@ def _diff_lines(diff: TableDiff, indent: str) -> list[str]:
         if volatile:
             lines.append(f"{indent}     excluded (meta.rerun_safe.volatile_columns): {', '.join(volatile)}")
         if diff.stamped_columns:
-            lines.append(
-                f"{indent}     excluded (load stamps, stamped at delivery time in this split): {', '.join(diff.stamped_columns)}"
-            )
+            stamped = ", ".join(diff.stamped_columns)
+            lines.append(f"{indent}     excluded (load stamps, stamped at delivery time in this split): {stamped}")
     if diff.sample:
         lines.append(f"{indent}     sample (_side -: left only, +: right only; _copies: how many more):")
         lines.extend(textwrap.indent(diff.sample, indent + "       ").splitlines())
@@ -222,11 +225,14 @@ def _trial_lines(trials: Sequence[Trial]) -> list[str]:
     return lines
 
 
-def selection_lines(ctx) -> list[str]:
-    """What a --state selection judged and what it deferred (harness.context.CheckContext)."""
-    if not getattr(ctx, "deferred", ()):
+def selection_lines(ctx: CheckContext | None) -> list[str]:
+    """What a --state selection judged and what it deferred."""
+    if ctx is None or not ctx.deferred:
         return []
-    short = lambda uid: uid.split(".")[-1]  # noqa: E731
+
+    def short(uid: str) -> str:
+        return uid.split(".")[-1]
+
     judged = sorted(short(uid) for uid in (ctx.selected or ()))
     return [
         f"selection ({' '.join(ctx.select)} --state {ctx.settings.state}): judged, as dbt ls selects them: "
@@ -335,7 +341,7 @@ def render_markdown(
         lines.append(f"| {result.name} | {icon[result.status]} | {result.duration_s:.1f} s | {_md_escape(finding)} |")
     header, rows = matrix(results)
     if rows and len(results) > 1:
-        lines += ["", "### models × checks", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += ["", "### models × checks", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]  # noqa: RUF001 - a multiplication sign in Markdown
         lines += ["| " + " | ".join(_md_escape(cell) for cell in row) + " |" for row in rows]
     for result in results:
         lines += ["", f"### {result.name}: {MARK[result.status]}", ""]

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # harness.keys reads these results: no import at run time
+    from harness.keys import KeyNotAsserted, KeyViolation
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     PASS = "pass"
     FAIL = "fail"
     ERROR = "error"  # the check could not run to a verdict
@@ -185,9 +189,9 @@ class CheckResult:
     # a check that exercised nothing is NOT_EXERCISED, never PASS.
     exercised: dict[str, object] = field(default_factory=dict)
     reason: str = ""  # why it was skipped, or why it exercised nothing
-    key_violations: list = field(default_factory=list)  # harness.keys.KeyViolation
-    # built models whose key no build asserted, with why (the keys check): harness.keys.KeyNotAsserted
-    keys_not_asserted: list = field(default_factory=list)
+    key_violations: list[KeyViolation] = field(default_factory=list)
+    # built models whose key no build asserted, with why (the keys check)
+    keys_not_asserted: list[KeyNotAsserted] = field(default_factory=list)
     test_failures: list[str] = field(default_factory=list)  # the project's failing data tests
     skipped_nodes: list[str] = field(default_factory=list)  # nodes dbt skipped (after a failure)
     # model name -> dbt's reason it skipped the model in a build of this check (the upstream

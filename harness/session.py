@@ -151,4 +151,4 @@ def open_session(
     )
 
 
-__all__ = ["open_session", "Refused", "DbtError", "NothingSelected"]
+__all__ = ["DbtError", "NothingSelected", "Refused", "open_session"]

@@ -22,7 +22,8 @@ def find_source(project_dir: Path, name: str) -> Path:
     if given.suffix.lower() in (".csv", ".parquet") and given.is_file():
         return given.resolve()
     config = yaml.safe_load((project_dir / "dbt_project.yml").read_text()) or {}
-    for folder in config.get("seed-paths") or ["seeds"]:
+    seed_paths: list[str] = config.get("seed-paths") or ["seeds"]
+    for folder in seed_paths:
         for candidate in sorted((project_dir / folder).rglob(f"{name}.csv")):
             return candidate.resolve()
     raise ValueError(f"--split-source {name}: neither a CSV/Parquet file nor a seed of the project ({project_dir})")
@@ -73,7 +74,8 @@ def split_sources(project_dir: Path, names: Sequence[str], by: Sequence[str], ba
         )
         for temp, table, column in tables:
             numbers = con.execute(
-                f"select distinct b from {temp} join cuts on cuts.v is not distinct from cast({column} as varchar) order by 1"
+                f"select distinct b from {temp} join cuts on cuts.v is not distinct from cast({column} as varchar)"
+                " order by 1"
             ).fetchall()
             for (number,) in numbers:
                 target = out / table / f"batch={int(number):03d}" / "part-0.csv"

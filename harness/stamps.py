@@ -13,6 +13,7 @@ order."""
 from __future__ import annotations
 
 import csv
+import itertools
 import shutil
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -94,7 +95,7 @@ def detect(batches: Sequence[Batch]) -> tuple[str, ...]:
                 break
             per_batch.append(values.pop())
         else:
-            if all(a < b for a, b in zip(per_batch, per_batch[1:])):
+            if all(a < b for a, b in itertools.pairwise(per_batch)):
                 found.append(column)
     return tuple(found)
 
@@ -139,7 +140,7 @@ def restamp(split: Sequence[Batch], stamps: Sequence[dict[str, str]], root: Path
     """The split's files rewritten under `folder` (same paths relative to the deliveries
     folder `root`, same mtimes): every row of its i-th delivery carries stamps[i]."""
     restamped = []
-    for slot, (batch, stamp) in enumerate(zip(split, stamps), start=1):
+    for slot, (batch, stamp) in enumerate(zip(split, stamps, strict=True), start=1):
         files = []
         for path in batch.files:
             target = folder / f"delivery_{slot:03d}" / path.relative_to(root)

@@ -88,8 +88,8 @@ def render_user_target(
     nothing."""
     from dbt.config.profile import Profile, read_profile
     from dbt.config.renderer import ProfileRenderer
-    from dbt.exceptions import DbtRuntimeError
     from dbt_common.context import set_invocation_context
+    from dbt_common.exceptions import DbtRuntimeError
 
     # env_var() reads dbt's invocation context. A profile that takes its DuckDB file from
     # DBT_DUCKDB_PATH (this project's convention) renders with a placeholder when it is unset:
@@ -258,12 +258,12 @@ def misplaced_nodes(
             continue
         database = str(node.get("database") or "")
         schema = str(node.get("schema") or "")
-        if adapter == "duckdb" and database.lower() != DUCKDB_CATALOG:
-            found.append(Misplaced(unique_id, f"{database}.{schema}"))
-        elif adapter != "duckdb" and (
+        wrong_catalog = adapter == "duckdb" and database.lower() != DUCKDB_CATALOG
+        outside_scratch = adapter != "duckdb" and (
             (adapter != "spark" and database.lower() != expected_database.lower())
             or not (schema == scratch_schema or schema.startswith(scratch_schema + "_"))
-        ):
+        )
+        if wrong_catalog or outside_scratch:
             found.append(Misplaced(unique_id, f"{database}.{schema}"))
     return found
 

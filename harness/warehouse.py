@@ -17,7 +17,7 @@ from typing import Any
 
 import duckdb
 
-from harness.diff import quote
+from harness.sql import quote
 
 SYSTEM_SCHEMAS = ("information_schema", "pg_catalog")
 FROZEN_PREFIX = "__rerun_safe_frozen_"

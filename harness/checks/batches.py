@@ -13,10 +13,10 @@ import argparse
 import time
 from dataclasses import dataclass
 
+from harness import stamps as load_stamps
 from harness.compare import Purpose, compare_snapshots
 from harness.context import CheckContext, finish, manifest_of
 from harness.deliveries import Batch, regroup
-from harness import stamps as load_stamps
 from harness.project import Project
 from harness.results import CheckResult, Comparison
 from harness.warehouse import Snapshot
@@ -179,7 +179,7 @@ def run(ctx: CheckContext) -> CheckResult:
         for index, other in enumerate(snapshots[1:], start=1)
     ]
     by_table = {model.display_name.lower(): model for model in project.models}
-    for (name, _), comparison in zip(splits[1:], comparisons):
+    for (name, _), comparison in zip(splits[1:], comparisons, strict=True):
         if name not in REORDERED:
             continue
         for diff in comparison.diffs:

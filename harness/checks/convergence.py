@@ -44,5 +44,5 @@ def run(ctx: CheckContext) -> CheckResult:
         selected=ctx.selected,
         sample_size=ctx.sample_size,
     )
-    exercised = {"batches built one by one": len(batches), "files": files}
+    exercised: dict[str, object] = {"batches built one by one": len(batches), "files": files}
     return finish(NAME, started, [comparison], [incremental, full], ctx=ctx, exercised=exercised)

@@ -135,13 +135,13 @@ def _crash_batches(ctx: CheckContext, count: int) -> list[int]:
     if [str(j) for j in chosen] == ["all"]:
         return list(range(1, count + 1))
     try:
-        chosen = [int(j) for j in chosen]
+        numbers = [int(j) for j in chosen]
     except ValueError as exc:
         raise ValueError(f"--crash-batches takes batch numbers or `all`, got {chosen}") from exc
-    wrong = [j for j in chosen if not 1 <= j <= count]
+    wrong = [j for j in numbers if not 1 <= j <= count]
     if wrong:
         raise ValueError(f"--crash-batches {wrong}: the deliveries have batches 1..{count}")
-    return sorted(set(chosen))
+    return sorted(set(numbers))
 
 
 def _prefix_point(ctx: CheckContext, ref: Reference, batch: int, names: list[str], k: int) -> Point:

@@ -18,7 +18,10 @@ from pathlib import Path
 from harness.compare import Purpose, compare_snapshots
 from harness.context import CheckContext, finish, manifest_of
 from harness.deliveries import mark_unread, reads_observable, redeliver_new_names, redeliver_same_name, was_read
+from harness.project import Project
 from harness.results import CheckResult
+from harness.warehouse import Snapshot
+from harness.workspace import Lane
 
 NAME = "replay"
 HELP = "redeliver landed files (same names with a new mtime, then copies under new names)"
@@ -100,7 +103,7 @@ def run(ctx: CheckContext) -> CheckResult:
     return finish(NAME, started, comparisons, [lane], notes, ctx=ctx, exercised=exercised, nothing=nothing)
 
 
-def _replay_sources(ctx: CheckContext, lane, project, before, started: float) -> CheckResult:
+def _replay_sources(ctx: CheckContext, lane: Lane, project: Project, before: Snapshot, started: float) -> CheckResult:
     """--load-sources: the loader delivers every batch again (at least once: the same rows
     appended a second time), then one rebuild; every table must stay as it was."""
     loaded_before = lane.rows_loaded

@@ -13,7 +13,7 @@ A `Store` hides what differs between warehouses from the checks:
 Relations are named by their *logical* schema everywhere outside the store: the schema the
 user's target would have used (a lane's `rs_<run>_l03_marts` is reported as `analytics_marts`),
 so snapshots of different lanes compare relation by relation.
-"""
+"""  # noqa: E501 - the table's rows cannot wrap
 
 from __future__ import annotations
 

@@ -96,7 +96,7 @@ class PostgresStore(SchemaStore):
                 schema = self.physical(place, table.schema)
                 columns = ", ".join(
                     f"{quote(name)} {PG_TYPES.get(str(type_).upper(), _decimal(str(type_)))}"
-                    for name, type_ in zip(relation.columns, relation.types)
+                    for name, type_ in zip(relation.columns, relation.types, strict=True)
                 )
                 self.sql.execute(f"create schema if not exists {quote(schema)}")
                 self.sql.execute(f"create table if not exists {quote(schema)}.{quote(table.identifier)} ({columns})")
@@ -145,7 +145,7 @@ def open_connection(settings: dict[str, Any]) -> Any:
     values["schema"] = "rerun_safe_harness"  # the credentials need one; the harness never uses it
     credentials = PostgresCredentials.from_dict(PostgresCredentials.translate_aliases(values))
     connection = Connection(type="postgres", name="rerun_safe_harness", credentials=credentials)  # type: ignore[arg-type]
-    PostgresConnectionManager.open(connection)
+    PostgresConnectionManager.open(connection)  # type: ignore[no-untyped-call]  # dbt-postgres leaves open() unannotated
     if connection.handle is None or getattr(connection.state, "value", connection.state) != "open":
         raise RuntimeError(f"could not connect to {settings.get('host')}:{settings.get('port')}")
     return connection.handle
