@@ -50,11 +50,16 @@ LIMIT ?= 20
 show: setup
 	DBT_DUCKDB_PATH=$(WAREHOUSE) $(BIN)/dbt show --quiet --inline 'select * from $(TABLE)' --limit $(LIMIT) --vars '{landing_path: $(LANDING)}'
 
+# Python first (seconds): ruff check, ruff format --check and mypy --strict over harness/, the
+# shipped package (configuration in pyproject.toml; .pre-commit-config.yaml runs the same).
 # sqlfluff's dbt templater compiles against a warehouse: an empty one shows the full-refresh
 # branches, one whose tables exist (seeds loaded, models built) shows the incremental branches. Lint both, in a warehouse
 # of its own, so the result never depends on the state of the demo warehouse.
 LINT_DIR := target/lint
 lint: setup
+	$(BIN)/ruff check harness
+	$(BIN)/ruff format --check harness
+	$(BIN)/mypy harness
 	rm -rf $(LINT_DIR) && mkdir -p $(LINT_DIR)/landing
 	DBT_DUCKDB_PATH=$(LINT_DIR)/lint.duckdb $(BIN)/sqlfluff lint models tests/dbt
 	DBT_DUCKDB_PATH=$(LINT_DIR)/lint.duckdb $(BIN)/dbt build --quiet --exclude resource_type:test resource_type:unit_test \
