@@ -111,6 +111,9 @@
     {%- endif -%}
     {#- configuration first: a bad var stops before any write -#}
     {%- do rerun_safe.validate_run_vars() -%}
+    {#- then the schema version: a warehouse older or newer than this code stops here, before any
+        write, naming the upgrade command (macros/upgrade) -#}
+    {%- do rerun_safe.require_current_schema() -%}
     {%- set timeout = rerun_safe.lock_timeout_seconds() -%}
     {%- set stale = rerun_safe.lease_stale_seconds() -%}
     {%- set lease = rerun_safe.lease_relation() -%}
@@ -155,7 +158,9 @@
         {%- endif -%}
     {%- endif -%}{%- endfor -%}
     {#- Still under the registry lock: register the run (its number is taken after the previous
-        holder's), and record how long it waited, or that it was refused. -#}
+        holder's), and record how long it waited, or that it was refused. A first build records
+        the schema version just before the registry exists. -#}
+    {%- do rerun_safe.record_schema_version() -%}
     {%- do rerun_safe.start_run() -%}
     {%- set runs = rerun_safe.runs_relation() -%}
     {%- do rerun_safe.add_run_columns() -%}
