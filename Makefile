@@ -50,6 +50,15 @@ LIMIT ?= 20
 show: setup
 	DBT_DUCKDB_PATH=$(WAREHOUSE) $(BIN)/dbt show --quiet --inline 'select * from $(TABLE)' --limit $(LIMIT) --vars '{landing_path: $(LANDING)}'
 
+# The pipeline report (pipeline_demo/report.py): one static HTML page of a warehouse's runs, late
+# queue, corrections and lateness, read from its run log (read-only). The demo's warehouse unless
+# WAREHOUSE=... is given (on the command line or in the environment); REPORT=page.html to choose
+# the page (default: beside the warehouse, <name>.report.html).
+.PHONY: report
+REPORT_WAREHOUSE = $(if $(filter command line environment,$(origin WAREHOUSE)),$(WAREHOUSE),$(DEMO_WAREHOUSE))
+report: setup
+	$(BIN)/python -m pipeline_demo report --warehouse '$(REPORT_WAREHOUSE)' $(if $(REPORT),--out '$(REPORT)')
+
 # Python first (seconds): ruff check, ruff format --check and mypy --strict over harness/, the
 # shipped package (configuration in pyproject.toml; .pre-commit-config.yaml runs the same).
 # sqlfluff's dbt templater compiles against a warehouse: an empty one shows the full-refresh

@@ -1,4 +1,4 @@
-"""`python -m pipeline_demo generate ...` / `python -m pipeline_demo demo ...`."""
+"""`python -m pipeline_demo generate ...` / `... demo ...` / `... report ...`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from harness.cli import dbt_arguments, dbt_settings
-from pipeline_demo import demo, generate
+from pipeline_demo import demo, generate, report
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -20,6 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_arguments(
         commands.add_parser("demo", help=demo.HELP, description=demo.HELP, parents=[dbt_arguments()])
     )
+    report.add_arguments(commands.add_parser("report", help=report.HELP, description=report.HELP))
     return parser
 
 
@@ -27,6 +28,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     if args.command == "generate":
         return generate.run(args)
+    if args.command == "report":
+        return report.run(args)
     settings = dbt_settings(args)
     return 2 if settings is None else demo.run(args, settings)
 

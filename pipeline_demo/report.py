@@ -1,0 +1,660 @@
+"""`python -m pipeline_demo report` (`make report`): one static HTML page from a warehouse's run
+log, for a person who opens it after a week of runs.
+
+What it shows, all read from the warehouse (opened read-only, never written):
+- runs over time: per run of `rerun_safe_runs`, the rows staged, quarantined, queued late and
+  applied by a correction, from that run's rows of `rerun_safe_run_log` (each model's figures,
+  JSON text);
+- the late queue's size after each run (`late_events`' `waiting` figure of that run);
+- the corrections (`int_corrections_recorded`) and how many late rows each applied
+  (`late_events.applied_by_correction_id`);
+- the lateness histogram (`int_event_copies_classified.lateness_seconds`, rows weighted by their
+  copies' `row_count`) against the watermark (`allowed_lateness_hours`);
+- the last run's summary, and what the published tables hold now.
+
+The pictures are matplotlib PNGs embedded as base64 data URIs: the page loads nothing (no
+network, no script), so it opens from disk anywhere. Every picture has its numbers beside it in
+a table (each figure in an element with a `data-figure` name: what tests/test_report.py reads).
+
+The warehouse path is data: it is checked (a file that exists, that DuckDB opens, holding this
+project's tables in one schema) before anything is written, and it never enters SQL text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import dataclasses
+import datetime as dt
+import html
+import io
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from harness.diff import quote
+
+HELP = "write a static HTML page of a warehouse's runs (run log, late queue, corrections, lateness)"
+DEFAULT_WAREHOUSE = Path("target/demo/rerun_safe.duckdb")
+PROJECT_FILE = Path(__file__).resolve().parents[1] / "dbt_project.yml"
+
+# The tables the page reads: a warehouse without all of them in one schema was not built by this
+# project (or not to its end).
+REQUIRED = (
+    "rerun_safe_runs",
+    "rerun_safe_run_log",
+    "stg_landing__events",
+    "int_event_copies_classified",
+    "int_corrections_recorded",
+    "late_events",
+    "quarantined_events",
+    "fct_daily_revenue",
+    "fct_order_items",
+    "fct_revenue_ledger",
+)
+
+
+class ReportError(Exception):
+    """A bad argument or warehouse: the message names it and says what is wrong."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--warehouse",
+        type=Path,
+        default=DEFAULT_WAREHOUSE,
+        metavar="PATH",
+        help=f"the DuckDB file a dbt build of this project wrote (default: the demo's, {DEFAULT_WAREHOUSE}); "
+        "opened read-only",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="FILE.html",
+        help="the page to write (default: <warehouse folder>/<warehouse name>.report.html)",
+    )
+    parser.add_argument(
+        "--allowed-lateness-hours",
+        type=int,
+        default=None,
+        metavar="HOURS",
+        help="the watermark drawn on the lateness histogram (default: the allowed_lateness_hours var "
+        "of dbt_project.yml); say it when the warehouse was built with --vars '{allowed_lateness_hours: N}'",
+    )
+
+
+# --- arguments --------------------------------------------------------------------------------
+
+
+def default_out(warehouse: Path) -> Path:
+    return warehouse.with_name(warehouse.stem + ".report.html")
+
+
+def project_watermark() -> int:
+    import yaml
+
+    try:
+        value = yaml.safe_load(PROJECT_FILE.read_text())["vars"]["allowed_lateness_hours"]
+    except (OSError, KeyError, TypeError, yaml.YAMLError) as exc:
+        raise ReportError(
+            f"cannot read allowed_lateness_hours from {PROJECT_FILE} ({exc}): pass --allowed-lateness-hours"
+        ) from exc
+    return int(value)
+
+
+def check_arguments(warehouse: Path, out: Path | None, hours: int | None) -> tuple[Path, Path, int]:
+    """The warehouse, the page and the watermark, checked; nothing is written before this."""
+    if not str(warehouse):
+        raise ReportError("--warehouse is empty: give the path of a DuckDB file")
+    if not warehouse.exists():
+        raise ReportError(
+            f"--warehouse {warehouse}: no such file. Build one first (make demo builds {DEFAULT_WAREHOUSE}), "
+            "or point --warehouse (make report WAREHOUSE=...) at the DuckDB file of a dbt build of this project"
+        )
+    if not warehouse.is_file():
+        raise ReportError(f"--warehouse {warehouse}: not a file (a DuckDB database is one file)")
+    out = default_out(warehouse) if out is None else out
+    if out.suffix.lower() not in (".html", ".htm"):
+        raise ReportError(f"--out {out}: the page's name must end in .html")
+    if out.exists() and not out.is_file():
+        raise ReportError(f"--out {out}: exists and is not a file")
+    if out.exists() and out.resolve() == warehouse.resolve():
+        raise ReportError(f"--out {out}: that is the warehouse itself")
+    for parent in out.resolve().parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ReportError(f"--out {out}: {parent} is not a folder")
+            break
+    hours = project_watermark() if hours is None else hours
+    if not 0 <= hours <= 87600:
+        raise ReportError(f"--allowed-lateness-hours {hours}: whole hours 0-87600 (as the var allowed_lateness_hours)")
+    return warehouse, out, hours
+
+
+# --- reading the warehouse --------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Run:
+    run_seq: int
+    command: str
+    started_at: dt.datetime | None
+    finished_at: dt.datetime | None
+    status: str
+    metrics: dict[str, dict[str, Any]]  # model -> its figures of this run
+    rebuilt: list[str]
+    rows_in: int | None = None
+    quarantined: int | None = None
+    late: int | None = None
+    applied: int | None = None
+    waiting: int | None = None
+
+
+@dataclasses.dataclass
+class Correction:
+    correction_id: str
+    correct_from: dt.date
+    correct_to: dt.date
+    mark: dt.datetime | None
+    recorded_run_seq: int
+    rows_applied: int
+
+
+@dataclasses.dataclass
+class Warehouse:
+    path: Path
+    schema: str
+    runs: list[Run]
+    corrections: list[Correction]
+    lateness: list[tuple[int, int]]  # (lateness_seconds, rows), one per copy
+    late_bounds: tuple[int | None, int | None]  # largest lateness not late, smallest late (seconds)
+    totals: dict[str, Any]
+
+
+def open_read_only(path: Path) -> duckdb.DuckDBPyConnection:
+    try:
+        return duckdb.connect(str(path), read_only=True)
+    except duckdb.Error as exc:
+        text = str(exc)
+        if "lock" in text.lower():
+            raise ReportError(
+                f"--warehouse {path}: another process holds it (a dbt build running?); "
+                f"run the report when it has finished ({text.splitlines()[0]})"
+            ) from exc
+        raise ReportError(
+            f"--warehouse {path}: DuckDB cannot open it read-only, so it is no warehouse of "
+            f"this project ({text.splitlines()[0]})"
+        ) from exc
+
+
+def find_schema(con: duckdb.DuckDBPyConnection, path: Path) -> str:
+    rows = con.execute(
+        "select table_schema, table_name from information_schema.tables where table_catalog = current_database()"
+    ).fetchall()
+    by_schema: dict[str, set[str]] = {}
+    for schema, name in rows:
+        by_schema.setdefault(schema, set()).add(name)
+    complete = sorted(schema for schema, names in by_schema.items() if set(REQUIRED) <= names)
+    if len(complete) == 1:
+        return complete[0]
+    if len(complete) > 1:
+        raise ReportError(
+            f"--warehouse {path}: this project's tables are in several schemas ({', '.join(complete)}); "
+            "the report reads one warehouse of one target"
+        )
+    best = max(by_schema.items(), key=lambda item: len(set(REQUIRED) & item[1]), default=("main", set()))
+    missing = [name for name in REQUIRED if name not in best[1]]
+    raise ReportError(
+        f"--warehouse {path}: not a warehouse of this project (rerun_safe): it has no {', '.join(missing)}"
+        f"{' in schema ' + best[0] if best[1] else ''}. Build it with make demo, or with dbt build"
+    )
+
+
+def read_warehouse(path: Path) -> Warehouse:
+    con = open_read_only(path)
+    try:
+        schema = find_schema(con, path)
+
+        def table(name: str) -> str:
+            return f"{quote(schema)}.{quote(name)}"
+
+        runs: dict[int, Run] = {}
+        for run_seq, command, started, finished, status in con.execute(
+            f"select run_seq, command, started_at, finished_at, status from {table('rerun_safe_runs')} order by run_seq"
+        ).fetchall():
+            runs[int(run_seq)] = Run(int(run_seq), str(command), started, finished, str(status), {}, [])
+        for run_seq, model, full_refresh, metrics in con.execute(
+            f"select run_seq, model, is_full_refresh, metrics from {table('rerun_safe_run_log')} "
+            "order by run_seq, model"
+        ).fetchall():
+            run = runs.get(int(run_seq))
+            if run is None:
+                continue
+            try:
+                figures = json.loads(metrics) if metrics else {}
+            except ValueError:
+                figures = {}
+            run.metrics[str(model)] = figures if isinstance(figures, dict) else {}
+            if full_refresh:
+                run.rebuilt.append(str(model))
+        _derive(list(runs.values()))
+
+        applied_by = dict(
+            con.execute(
+                f"select applied_by_correction_id, count(*) from {table('late_events')} "
+                "where applied_by_correction_id is not null group by 1"
+            ).fetchall()
+        )
+        corrections = [
+            Correction(str(cid), start, end, mark, int(seq), int(applied_by.get(cid, 0)))
+            for cid, start, end, mark, seq in con.execute(
+                f"select correction_id, correct_from, correct_to, mark, recorded_run_seq "
+                f"from {table('int_corrections_recorded')} order by recorded_run_seq, correct_from, correction_id"
+            ).fetchall()
+        ]
+        classified = table("int_event_copies_classified")
+        lateness = [
+            (int(s), int(n))
+            for s, n in con.execute(
+                f"select lateness_seconds, row_count from {classified} where lateness_seconds is not null"
+            ).fetchall()
+        ]
+        bounds = con.execute(
+            f"select max(lateness_seconds) filter (where not is_late), min(lateness_seconds) filter (where is_late) "
+            f"from {classified}"
+        ).fetchone() or (None, None)
+        totals_sql = {
+            "rows_staged": f"select count(*) from {table('stg_landing__events')}",
+            "quarantined": f"select count(*) from {table('quarantined_events')}",
+            "late_waiting": f"select count(*) from {table('late_events')} where status = 'waiting'",
+            "late_applied": f"select count(*) from {table('late_events')} where status = 'applied'",
+            "days": f"select count(*) from {table('fct_daily_revenue')}",
+            "items": f"select count(*) from {table('fct_order_items')}",
+            "net_cents": f"select coalesce(sum(net_cents), 0) from {table('fct_daily_revenue')}",
+            "ledger_postings": f"select count(*) from {table('fct_revenue_ledger')}",
+            "ledger_cents": f"select coalesce(sum(amount_cents), 0) from {table('fct_revenue_ledger')}",
+        }
+        totals = {name: con.execute(sql).fetchone()[0] for name, sql in totals_sql.items()}  # type: ignore[index]
+    except duckdb.Error as exc:
+        raise ReportError(
+            f"--warehouse {path}: reading it failed ({str(exc).splitlines()[0]}); "
+            "was it built by this version of the project?"
+        ) from exc
+    finally:
+        con.close()
+    return Warehouse(path, schema, list(runs.values()), corrections, lateness, (bounds[0], bounds[1]), totals)
+
+
+def _figure(run: Run, model: str, name: str) -> int | None:
+    value = run.metrics.get(model, {}).get(name)
+    return int(value) if isinstance(value, (int, float)) else None
+
+
+def _derive(runs: list[Run]) -> None:
+    """Per run: rows in, quarantined, late, applied (this run's late_events `applied` figure less the
+    last earlier one: the figure is the table's count), and the late queue after it."""
+    applied_before = 0
+    for run in runs:
+        run.rows_in = _figure(run, "stg_landing__events", "rows_read")
+        run.quarantined = _figure(run, "quarantined_events", "quarantined_this_run")
+        run.late = _figure(run, "int_event_copies_classified", "late_waiting_written")
+        applied_now = _figure(run, "late_events", "applied")
+        run.waiting = _figure(run, "late_events", "waiting")
+        if applied_now is not None:
+            run.applied = applied_now - applied_before
+            applied_before = applied_now
+
+
+# --- pictures ---------------------------------------------------------------------------------
+
+
+def _png(fig: Any) -> str:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def runs_picture(warehouse: Warehouse) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    runs = warehouse.runs
+    x = [run.run_seq for run in runs]
+    fig, (top, middle, bottom) = plt.subplots(
+        3, 1, figsize=(10, 8), sharex=True, gridspec_kw={"height_ratios": [3, 2, 2]}
+    )
+    top.bar(x, [run.rows_in or 0 for run in runs], color="#4c72b0")
+    top.set_ylabel("rows staged")
+    top.set_title(f"Runs over time: {len(runs)} runs of {warehouse.path.name}")
+    width = 0.27
+    for offset, (label, values, colour) in enumerate(
+        (
+            ("quarantined", [run.quarantined or 0 for run in runs], "#c44e52"),
+            ("late (queued)", [run.late or 0 for run in runs], "#dd8452"),
+            ("late applied by a correction", [run.applied or 0 for run in runs], "#55a868"),
+        )
+    ):
+        middle.bar([v + (offset - 1) * width for v in x], values, width=width, label=label, color=colour)
+    middle.set_ylabel("rows")
+    middle.legend(loc="upper left", fontsize="small")
+    bottom.plot(
+        x,
+        [run.waiting if run.waiting is not None else float("nan") for run in runs],
+        marker="o",
+        color="#8172b3",
+        label="late rows waiting after the run",
+    )
+    bottom.set_ylabel("late queue (rows)")
+    bottom.set_xlabel("run (rerun_safe_runs.run_seq)")
+    bottom.set_ylim(bottom=0)
+    corrected = sorted({c.recorded_run_seq for c in warehouse.corrections})
+    for seq in corrected:
+        for axis in (top, middle, bottom):
+            axis.axvline(seq, color="#55a868", linestyle="--", linewidth=1)
+    if corrected:
+        bottom.plot([], [], color="#55a868", linestyle="--", label="a correction recorded")
+    bottom.legend(loc="upper left", fontsize="small")
+    bottom.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+    for axis in (top, middle, bottom):
+        axis.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+        axis.yaxis.set_major_formatter(matplotlib.ticker.StrMethodFormatter("{x:,.0f}"))
+        axis.grid(axis="y", alpha=0.3)
+    return _png(fig)
+
+
+def lateness_bins(lateness: Sequence[tuple[int, int]], hours: int) -> list[tuple[str, float, float, int]]:
+    """(label, from hours, to hours, rows): bins of the width that puts 12 of them under the
+    watermark, up to twice it; rows before 0 h and after twice the watermark in a bin each."""
+    limit = max(2 * hours, 2)
+    step = max(limit / 24, 1 / 60)
+    edges = [i * step for i in range(25)]
+    counts = [0] * 24
+    below = above = 0
+    for seconds, rows in lateness:
+        h = seconds / 3600
+        if h < 0:
+            below += rows
+        elif h >= limit:
+            above += rows
+        else:
+            counts[min(int(h / step), 23)] += rows
+    bins = [("< 0 h", float("-inf"), 0.0, below)] if below else []
+    bins += [(f"{edges[i]:g}-{edges[i + 1]:g} h", edges[i], edges[i + 1], counts[i]) for i in range(24)]
+    bins.append((f">= {limit:g} h", float(limit), float("inf"), above))
+    return bins
+
+
+def lateness_picture(warehouse: Warehouse, hours: int) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    bins = lateness_bins(warehouse.lateness, hours)
+    fig, axis = plt.subplots(figsize=(10, 4))
+    labels = [label for label, *_ in bins]
+    colours = ["#dd8452" if lo >= hours else "#4c72b0" for _, lo, _, _ in bins]
+    axis.bar(range(len(bins)), [rows for *_, rows in bins], color=colours)
+    position = next((i for i, (_, lo, _, _) in enumerate(bins) if lo >= hours), len(bins)) - 0.5
+    axis.axvline(position, color="black", linestyle="--")
+    axis.text(position, axis.get_ylim()[1] * 0.95, f"  watermark {hours} h", va="top")
+    logarithmic = max(rows for *_, rows in bins) > 100  # a few late rows stay visible beside many on time
+    if logarithmic:
+        axis.set_yscale("symlog", linthresh=10)
+    else:
+        axis.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+    axis.yaxis.set_major_formatter(matplotlib.ticker.StrMethodFormatter("{x:,.0f}"))
+    axis.set_xticks(range(len(bins)), labels, rotation=60, ha="right", fontsize="small")
+    axis.set_xlabel("lateness (ingested_at - event_time), hours")
+    axis.set_ylabel("rows (log scale)" if logarithmic else "rows")
+    axis.set_title("Lateness of every delivered row against the watermark (orange: late, waits for a correction)")
+    return _png(fig)
+
+
+# --- the page ---------------------------------------------------------------------------------
+
+
+def _cell(value: Any, figure: str | None = None) -> str:
+    shown = (
+        ""
+        if value is None
+        else (f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value))
+    )
+    attribute = f' data-figure="{html.escape(figure)}"' if figure else ""
+    return f"<td{attribute}>{html.escape(shown)}</td>"
+
+
+def _when(value: dt.datetime | None) -> str:
+    return "" if value is None else value.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _last_run_lines(run: Run) -> list[str]:
+    m = run.metrics
+    lines = [f"run {run.run_seq} ({run.command}, started {_when(run.started_at)} UTC): {run.status}"]
+    if run.status == "refused":
+        lines.append("another run held the warehouse; this run wrote nothing")
+        return lines
+    if not m:
+        lines.append("no model committed in this run")
+        return lines
+    deliveries = m.get("stg_landing__deliveries")
+    if deliveries is not None:
+        new, rejected = deliveries.get("files_new") or 0, deliveries.get("files_rejected") or 0
+        lines.append(
+            f"deliveries: {new - rejected} new accepted, {rejected} rejected, "
+            f"{(deliveries.get('files_listed') or 0) - new} unchanged (already seen)"
+        )
+    lines.append(
+        f"rows: {run.rows_in or 0} staged, {run.quarantined or 0} quarantined, {run.late or 0} late "
+        f"(waiting for a correction), {run.applied or 0} applied by a correction; "
+        f"{run.waiting if run.waiting is not None else '?'} late rows wait in all"
+    )
+    corrections = m.get("int_corrections_recorded", {})
+    if corrections.get("corrections_recorded"):
+        lines.append(f"correction recorded: {corrections['corrections_recorded']}")
+    ledger, days = m.get("fct_revenue_ledger"), m.get("fct_daily_revenue")
+    if ledger is not None:
+        lines.append(
+            f"ledger: {ledger.get('postings') or 0} postings ({ledger.get('reversals') or 0} reversals), "
+            f"net {ledger.get('posted_cents') or 0:+,} cents"
+        )
+    if ledger is not None and days is not None:
+        balanced = ledger.get("balance_cents") == days.get("net_cents")
+        lines.append(
+            f"balance: ledger {ledger.get('balance_cents'):,} cents {'=' if balanced else '!='} daily "
+            f"revenue {days.get('net_cents'):,} cents: {'balanced' if balanced else 'NOT BALANCED'}"
+        )
+    if run.rebuilt:
+        lines.append("rebuilt from scratch: " + ", ".join(run.rebuilt))
+    return lines
+
+
+CSS = """
+body { font-family: sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 1.6em; border-bottom: 1px solid #ccc; }
+table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.9em; }
+td, th { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: right; }
+th { background: #f2f2f2; } td.text, th.text { text-align: left; }
+img { max-width: 100%; } .note { color: #555; font-size: 0.9em; } .bad { color: #b00; font-weight: bold; }
+details { margin: 0.6em 0; } ul.summary { font-family: monospace; }
+"""
+
+
+def render(warehouse: Warehouse, hours: int, generated: dt.datetime) -> str:
+    runs, totals, e = warehouse.runs, warehouse.totals, html.escape
+    last = runs[-1] if runs else None
+    balanced = totals["ledger_cents"] == totals["net_cents"]
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>rerun_safe report: {e(warehouse.path.name)}</title>",
+        f"<style>{CSS}</style></head><body>",
+        f"<h1>rerun_safe pipeline report: {e(warehouse.path.name)}</h1>",
+        f'<p class="note">Warehouse <code data-figure="warehouse">{e(str(warehouse.path))}</code> (schema '
+        f"<code>{e(warehouse.schema)}</code>), read-only, at {e(_when(generated))} UTC. Written by "
+        "<code>python -m pipeline_demo report</code> from the run registry (<code>rerun_safe_runs</code>), the run "
+        "log (<code>rerun_safe_run_log</code>) and the marts.</p>",
+        "<h2>Now</h2><table><tr>",
+        "".join(
+            f"<th>{e(label)}</th>"
+            for label in (
+                "runs",
+                "rows staged",
+                "quarantined",
+                "late waiting",
+                "late applied",
+                "daily revenue rows",
+                "items",
+                "ledger postings",
+                "ledger cents",
+                "daily revenue net cents",
+                "balance",
+            )
+        ),
+        "</tr><tr>",
+        _cell(len(runs), "runs"),
+        _cell(totals["rows_staged"], "rows_staged"),
+        _cell(totals["quarantined"], "quarantined"),
+        _cell(totals["late_waiting"], "late_waiting"),
+        _cell(totals["late_applied"], "late_applied"),
+        _cell(totals["days"], "days"),
+        _cell(totals["items"], "items"),
+        _cell(totals["ledger_postings"], "ledger_postings"),
+        _cell(int(totals["ledger_cents"]), "ledger_cents"),
+        _cell(int(totals["net_cents"]), "net_cents"),
+        f'<td data-figure="balance" class="{"" if balanced else "bad"}">'
+        f"{'balanced' if balanced else 'NOT BALANCED'}</td>",
+        "</tr></table>",
+        "<h2>The last run</h2>",
+    ]
+    if last is None:
+        parts.append('<p data-figure="last_run">no run recorded yet</p>')
+    else:
+        parts.append(
+            '<ul class="summary" data-figure="last_run">'
+            + "".join(f"<li>{e(line)}</li>" for line in _last_run_lines(last))
+            + "</ul>"
+        )
+    parts.append("<h2>Runs over time</h2>")
+    if runs:
+        parts.append(
+            f'<img id="runs-picture" alt="rows staged, quarantined, late and applied per run, and the late '
+            f'queue after each run" src="{runs_picture(warehouse)}">'
+        )
+    parts.append(
+        '<p class="note">Per run, from its rows of the run log: rows staged (stg_landing__events '
+        "<code>rows_read</code>), quarantined (<code>quarantined_this_run</code>), late copies queued "
+        "(int_event_copies_classified <code>late_waiting_written</code>), late rows applied (late_events "
+        "<code>applied</code> less the run before), and the late queue after the run (<code>waiting</code>). "
+        "Empty: the model did not commit in that run.</p>"
+    )
+    parts.append(
+        '<table id="runs"><tr><th>run</th><th class="text">command</th><th class="text">started (UTC)</th>'
+        '<th class="text">status</th><th>rows staged</th><th>quarantined</th><th>late</th><th>applied</th>'
+        '<th>late queue</th><th class="text">rebuilt</th></tr>'
+    )
+    for run in runs:
+        parts.append(
+            f'<tr data-run="{run.run_seq}">' + _cell(run.run_seq) + f'<td class="text">{e(run.command)}</td>'
+            f'<td class="text">{e(_when(run.started_at))}</td>'
+            f'<td class="text{"" if run.status in ("success", "refused") else " bad"}">{e(run.status)}</td>'
+            + _cell(run.rows_in, "rows_in")
+            + _cell(run.quarantined, "quarantined")
+            + _cell(run.late, "late")
+            + _cell(run.applied, "applied")
+            + _cell(run.waiting, "waiting")
+            + f'<td class="text">{e(", ".join(run.rebuilt) if len(run.rebuilt) < 9 else "every model")}</td></tr>'
+        )
+    parts.append("</table>")
+
+    parts.append("<h2>Corrections</h2>")
+    if warehouse.corrections:
+        parts.append(
+            '<table id="corrections"><tr><th class="text">from</th><th class="text">to</th>'
+            '<th class="text">ingestion mark</th><th>recorded by run</th><th>late rows applied</th></tr>'
+        )
+        for c in warehouse.corrections:
+            parts.append(
+                f'<tr data-correction="{e(c.correction_id)}"><td class="text">{c.correct_from}</td>'
+                f'<td class="text">{c.correct_to}</td><td class="text">{e(_when(c.mark))}</td>'
+                + _cell(c.recorded_run_seq, "recorded_run_seq")
+                + _cell(c.rows_applied, "rows_applied")
+                + "</tr>"
+            )
+        parts.append("</table>")
+    else:
+        parts.append(
+            '<p id="corrections">No correction recorded. Late rows wait in <code>late_events</code> until one: '
+            "<code>dbt build --vars '{correct_from: ..., correct_to: ...}'</code>.</p>"
+        )
+
+    parts.append("<h2>Lateness against the watermark</h2>")
+    if warehouse.lateness:
+        parts.append(
+            f'<img id="lateness-picture" alt="histogram of lateness in hours with the watermark at {hours} h" '
+            f'src="{lateness_picture(warehouse, hours)}">'
+        )
+    not_late, late = warehouse.late_bounds
+    agrees = (not_late is None or not_late <= hours * 3600) and (late is None or late > hours * 3600)
+    parts.append(
+        f'<p class="note">Watermark <span data-figure="watermark_hours">{hours}</span> h '
+        "(<code>allowed_lateness_hours</code>; a row later than it waits for a correction). Every delivered row "
+        "(duplicate copies counted) by its lateness, <code>ingested_at - event_time</code>, from "
+        "<code>int_event_copies_classified</code>. "
+        + (
+            "The warehouse's own classification agrees: every row later than the watermark is late, no other."
+            if agrees
+            else f'<span class="bad" data-figure="watermark_mismatch">The warehouse was not classified with {hours} h: '
+            f"its latest on-time row is {_hours(not_late)} h late and its earliest late row {_hours(late)} h. "
+            "Pass the watermark it was built with: --allowed-lateness-hours.</span>"
+        )
+        + "</p>"
+    )
+    bins = lateness_bins(warehouse.lateness, hours)
+    parts.append(
+        '<details><summary>the histogram\'s numbers</summary><table id="lateness"><tr><th class="text">'
+        "lateness</th><th>rows</th></tr>"
+        + "".join(f'<tr><td class="text">{e(label)}</td>{_cell(rows)}</tr>' for label, _, _, rows in bins)
+        + "</table></details>"
+    )
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def _hours(seconds: int | None) -> str:
+    return "?" if seconds is None else f"{seconds / 3600:.2f}"
+
+
+def write_report(warehouse_path: Path, out: Path | None = None, hours: int | None = None) -> Path:
+    warehouse_path, out, hours = check_arguments(warehouse_path, out, hours)
+    warehouse = read_warehouse(warehouse_path)
+    page = render(warehouse, hours, dt.datetime.now(dt.UTC).replace(tzinfo=None))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(
+        "w", encoding="utf-8", dir=out.parent, prefix=".report-", suffix=".tmp", delete=False
+    ) as handle:
+        handle.write(page)
+    os.replace(handle.name, out)
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        out = write_report(args.warehouse, args.out, args.allowed_lateness_hours)
+    except ReportError as exc:
+        print(f"report: {exc}", file=sys.stderr, flush=True)
+        return 2
+    print(f"report: wrote {out} (open it in a browser; it loads nothing from the network)", flush=True)
+    return 0
