@@ -61,6 +61,8 @@ report: setup
 
 # Python first (seconds): ruff check, ruff format --check and mypy --strict over harness/, the
 # shipped package (configuration in pyproject.toml; .pre-commit-config.yaml runs the same).
+# Then the workflow template users copy: actionlint (shellcheck on its run: scripts) and zizmor
+# (offline: no network; pedantic: every audit), both binaries inside their pinned wheels.
 # sqlfluff's dbt templater compiles against a warehouse: an empty one shows the full-refresh
 # branches, one whose tables exist (seeds loaded, models built) shows the incremental branches. Lint both, in a warehouse
 # of its own, so the result never depends on the state of the demo warehouse.
@@ -69,6 +71,8 @@ lint: setup
 	$(BIN)/ruff check harness
 	$(BIN)/ruff format --check harness
 	$(BIN)/mypy harness
+	$(BIN)/actionlint -shellcheck $(BIN)/shellcheck .github/workflows/ci.yml
+	$(BIN)/zizmor --offline --persona=pedantic .github/workflows
 	rm -rf $(LINT_DIR) && mkdir -p $(LINT_DIR)/landing
 	DBT_DUCKDB_PATH=$(LINT_DIR)/lint.duckdb $(BIN)/sqlfluff lint models tests/dbt
 	DBT_DUCKDB_PATH=$(LINT_DIR)/lint.duckdb $(BIN)/dbt build --quiet --exclude resource_type:test resource_type:unit_test \
