@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import csv
 import math
 import time
 from dataclasses import dataclass
@@ -38,23 +39,36 @@ class Options:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--event-time-column", default=None, metavar="COL",
+        "--event-time-column",
+        default=None,
+        metavar="COL",
         help="column of the event time in the deliveries (default: event_time)",
     )
     parser.add_argument(
-        "--ingested-at-column", default=None, metavar="COL",
+        "--ingested-at-column",
+        default=None,
+        metavar="COL",
         help="column of the ingestion time in the deliveries (default: ingested_at)",
     )
     parser.add_argument(
-        "--allowed-lateness-hours", type=float, default=None, metavar="H",
+        "--allowed-lateness-hours",
+        type=float,
+        default=None,
+        metavar="H",
         help="watermark to evaluate (default: the project's var allowed_lateness_hours, else 72)",
     )
     parser.add_argument(
-        "--share", type=float, default=None, metavar="S",
+        "--share",
+        type=float,
+        default=None,
+        metavar="S",
         help="report the allowed lateness that covers this share of rows (default: 0.99)",
     )
     parser.add_argument(
-        "--histogram", type=Path, default=None, metavar="PATH",
+        "--histogram",
+        type=Path,
+        default=None,
+        metavar="PATH",
         help="histogram PNG (default: lateness.png next to --summary, else next to --junit)",
     )
 
@@ -70,8 +84,7 @@ def applies(ctx: CheckContext) -> str:
     if not csv_files:
         return "reads CSV deliveries only (these are Parquet)"
     for path in csv_files:
-        with path.open(errors="replace") as handle:
-            headers |= {name.strip().strip('"') for name in handle.readline().rstrip("\r\n").split(",")}
+        headers |= set(csv_header(path))
     missing = sorted(wanted - headers)
     if missing:
         return (
@@ -79,6 +92,15 @@ def applies(ctx: CheckContext) -> str:
             "and --ingested-at-column)"
         )
     return ""
+
+
+def csv_header(path: Path) -> list[str]:
+    """The column names of a CSV file: its first record as a CSV parser reads it (RFC 4180: a
+    quoted name may hold commas, doubled quotes and line breaks), spaces around each stripped,
+    a UTF-8 byte order mark dropped. An empty file has none."""
+    with path.open(newline="", encoding="utf-8-sig", errors="replace") as handle:
+        first = next(csv.reader(handle, skipinitialspace=True), [])
+    return [name.strip() for name in first]
 
 
 def _parse(column: str) -> str:
@@ -100,10 +122,7 @@ def allowed_lateness(ctx: CheckContext) -> tuple[float, str]:
 
 def run(ctx: CheckContext) -> CheckResult:
     started = time.monotonic()
-    files = [
-        f for batch in ctx.batches() for f in batch.files
-        if f.suffix.lower() == ".csv" and f.stat().st_size > 0
-    ]
+    files = [f for batch in ctx.batches() for f in batch.files if f.suffix.lower() == ".csv" and f.stat().st_size > 0]
     if not files:
         raise ValueError("every delivery file is empty: no lateness to compute")
     options = ctx.typed(Options)
@@ -123,13 +142,10 @@ def run(ctx: CheckContext) -> CheckResult:
             """,
             [[str(f) for f in files]],
         )
-        total, unparsed = con.execute(
-            "select count(*), count(*) filter (where hours is null) from lateness"
-        ).fetchone()  # type: ignore[misc]
+        total, unparsed = con.execute("select count(*), count(*) filter (where hours is null) from lateness").fetchone()  # type: ignore[misc]
         if total == unparsed:
             raise ValueError(
-                f"no row has both {event_col} and {ingested_col} parseable as "
-                + " or ".join(TIMESTAMP_FORMATS)
+                f"no row has both {event_col} and {ingested_col} parseable as " + " or ".join(TIMESTAMP_FORMATS)
             )
         quantiles = ", ".join(f"quantile_cont(hours, {q})" for _, q in PERCENTILES)
         row = con.execute(
@@ -146,7 +162,9 @@ def run(ctx: CheckContext) -> CheckResult:
         con.close()
 
     parsed = int(total) - int(unparsed)
-    metrics: dict[str, object] = {name: round(float(v), 3) for (name, _), v in zip(PERCENTILES, row)}
+    metrics: dict[str, object] = {
+        name: round(float(v), 3) for (name, _), v in zip(PERCENTILES, row, strict=False)
+    }  # row: the percentiles, then more
     beyond = int(row[-2])
     covering = float(row[-1])
     metrics.update(
@@ -163,7 +181,9 @@ def run(ctx: CheckContext) -> CheckResult:
         whole_hours_covering_share=max(0, math.ceil(covering)),
     )
     result = CheckResult(
-        name=NAME, status=Status.PASS, metrics=metrics,
+        name=NAME,
+        status=Status.PASS,
+        metrics=metrics,
         exercised={"files read": len(files), "rows with both timestamps": parsed},
     )
     result.notes.append(
@@ -205,10 +225,12 @@ def write_histogram(hours: list[float], allowed: float, covering: float, share: 
     bins = np.logspace(math.log10(floor), math.log10(upper * 1.05), 40)
     figure, axis = plt.subplots(figsize=(8, 4.5))
     try:
-        axis.hist(values, bins=bins, color="#4c72b0")
+        axis.hist(values, bins=bins.tolist(), color="#4c72b0")
         axis.set_xscale("log")
         axis.axvline(allowed, color="#c44e52", linestyle="--", label=f"watermark {allowed:g} h")
-        axis.axvline(max(covering, floor), color="#55a868", linestyle=":", label=f"covers {share:.1%}: {covering:.1f} h")
+        axis.axvline(
+            max(covering, floor), color="#55a868", linestyle=":", label=f"covers {share:.1%}: {covering:.1f} h"
+        )
         axis.set_xlabel("lateness (ingested_at - event_time), hours, log scale")
         axis.set_ylabel("rows")
         axis.set_title(f"Lateness of {len(hours)} rows")
