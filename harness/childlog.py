@@ -58,7 +58,7 @@ def error_message(log_file: Path, output: Path | None = None) -> str:
     for index, line in enumerate(lines):
         if "Encountered an error:" in line:
             message = []
-            for following in lines[index + 1:]:
+            for following in lines[index + 1 :]:
                 if LOG_LINE.match(following) or following.startswith("Traceback"):
                     break
                 if following.strip():
@@ -95,7 +95,7 @@ def wait_for_execution(log_file: Path, running: Callable[[], bool], poll_s: floa
             pending += chunk
             if EXECUTION_MARKER in pending:
                 return time.monotonic()
-            pending = pending[-len(EXECUTION_MARKER):]
+            pending = pending[-len(EXECUTION_MARKER) :]
         if not alive:
             return None
         time.sleep(poll_s)
