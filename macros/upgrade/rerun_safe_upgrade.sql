@@ -92,15 +92,15 @@
     {%- endif -%}
 {% endmacro %}
 
-{#- The upgrade's one transaction. DuckDB (and by default): an explicit BEGIN ... COMMIT on the
-    operation's connection. Postgres: psycopg2 opens a transaction at the first statement (the
-    registry lock's), which the COMMIT ends. Spark has no transactions: each step is one
-    statement and the version row is written last, so an upgrade stopped midway runs again. -#}
+{#- The upgrade's one transaction: an explicit BEGIN ... COMMIT on the operation's connection,
+    on DuckDB and on Postgres too (measured: there every run_query of a run-operation commits on
+    its own, each its own transaction id, so without BEGIN a failed step would leave the steps
+    before it). Spark has no transactions: each step is one statement and the version row is
+    written last, so an upgrade stopped midway runs again. -#}
 {% macro begin_upgrade_transaction() %}{{ return(adapter.dispatch('begin_upgrade_transaction', 'rerun_safe')()) }}{% endmacro %}
 {% macro default__begin_upgrade_transaction() %}
     {%- do run_query('begin transaction') -%}
 {% endmacro %}
-{% macro postgres__begin_upgrade_transaction() %}{% endmacro %}
 {% macro spark__begin_upgrade_transaction() %}{% endmacro %}
 
 {% macro end_upgrade_transaction() %}{{ return(adapter.dispatch('end_upgrade_transaction', 'rerun_safe')()) }}{% endmacro %}

@@ -13,6 +13,7 @@ the same on a server.
 from __future__ import annotations
 
 import contextlib
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Callable, Iterator
@@ -72,12 +73,36 @@ def old_code(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         subprocess.run(["git", "-C", str(repo), "worktree", "prune"], capture_output=True)
 
 
+# This code with its one migration step failing after it wrote (a table, then a row): the whole
+# upgrade must roll back.
+STEP = "    {%- do run_query(rerun_safe.create_schema_version_table_sql()) -%}\n{% endmacro %}"
+FAILING_STEP = ("    {%- do run_query(rerun_safe.create_schema_version_table_sql()) -%}\n"
+                "    {%- do run_query(rerun_safe.schema_version_row_sql(rerun_safe.code_schema_version(), 0)) -%}\n"
+                "    {%- do run_query(\"select cast('boom' as integer)\") -%}\n{% endmacro %}")
+
+
+@pytest.fixture(scope="module")
+def failing_upgrade_code(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of this dbt project whose migration step 1 fails after its writes."""
+    root = tmp_path_factory.mktemp("failing_upgrade") / "project"
+    root.mkdir()
+    for name in ("dbt_project.yml", "profiles.yml"):
+        shutil.copy2(project.PROJECT_DIR / name, root / name)
+    for folder in ("macros", "models", "seeds", "tests/dbt"):
+        shutil.copytree(project.PROJECT_DIR / folder, root / folder)
+    step = root / "macros/upgrade/rerun_safe_upgrade.sql"
+    text = step.read_text()
+    assert text.count(STEP) == 1, "migration step 1 changed: update STEP"
+    step.write_text(text.replace(STEP, FAILING_STEP))
+    return root
+
+
 @contextlib.contextmanager
 def code_of(pipeline: Pipeline, checkout: Path) -> Iterator[None]:
     """Run the pipeline's dbt commands with the project (and profiles.yml) of `checkout`, with a
     target folder of their own (no parse of this code is reused for that code)."""
     target = pipeline.target_path
-    pipeline.target_path = pipeline.root / "target_old_code"
+    pipeline.target_path = pipeline.root / f"target_of_{checkout.parent.name}"
     try:
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(project, "PROJECT_DIR", checkout)
@@ -209,6 +234,30 @@ def check_newer_warehouse_is_refused(pipeline: Pipeline, capsys: pytest.CaptureF
     ok, output = upgrade(pipeline, capsys)
     assert not ok and f"has schema version {CODE_VERSION + 1}, newer than this code" in output, output
     assert every_table(pipeline) == before
+
+
+def check_a_failed_upgrade_commits_nothing(pipeline: Pipeline, old_code: Path, failing_code: Path,
+                                          deliveries: list[list[Path]], capsys: pytest.CaptureFixture[str]) -> None:
+    """A step that fails after it wrote: the upgrade fails and the warehouse is as the old code
+    left it (one transaction); the real upgrade then succeeds."""
+    own_parse(pipeline)
+    pipeline.deliver(*deliveries[0])
+    with code_of(pipeline, old_code):
+        pipeline.build()
+    before = every_table(pipeline)
+    with code_of(pipeline, failing_code):
+        ok, output = upgrade(pipeline, capsys)
+    assert not ok and "boom" in output, output
+    assert every_table(pipeline) == before, "a failed upgrade left part of its work in the warehouse"
+    ok, output = upgrade(pipeline, capsys)
+    assert ok, output
+    assert [row[:2] for row in pipeline.table("rerun_safe_schema_version")] == [(CODE_VERSION, 0)]
+
+
+def test_a_failed_upgrade_commits_nothing(tmp_path: Path, old_code: Path, failing_upgrade_code: Path,
+                                          deliveries: list[list[Path]], capsys: pytest.CaptureFixture[str]) -> None:
+    check_a_failed_upgrade_commits_nothing(Pipeline(tmp_path / "failed"), old_code, failing_upgrade_code, deliveries,
+                                           capsys)
 
 
 def test_a_warehouse_of_the_previous_code_upgrades_and_equals_a_clean_build(

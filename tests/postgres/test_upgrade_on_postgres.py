@@ -9,12 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.pipeline.test_upgrade import (  # noqa: F401  (old_code, deliveries: the fixtures)
+from tests.pipeline.test_upgrade import (  # noqa: F401  (old_code, deliveries, failing_upgrade_code: fixtures)
+    check_a_failed_upgrade_commits_nothing,
     check_newer_warehouse_is_refused,
     check_upgrade_path,
     deliveries,
     every_table,
     execute,
+    failing_upgrade_code,
     old_code,
     upgrade,
 )
@@ -57,3 +59,11 @@ def test_the_upgrade_refuses_a_schema_without_a_warehouse_on_postgres(
     assert not ok and f"no warehouse in schema {pipeline.schema} (no rerun_safe_runs table): nothing to upgrade" in output, output
     assert every_table(pipeline) == {}
     assert postgres_server.query(f"select count(*) from pg_namespace where nspname = '{pipeline.schema}'") == [(0,)]
+
+
+def test_a_failed_upgrade_commits_nothing_on_postgres(
+    tmp_path: Path, postgres_server: PostgresServer, old_code: Path, failing_upgrade_code: Path,
+    deliveries: list[list[Path]], capsys: pytest.CaptureFixture[str],
+) -> None:
+    check_a_failed_upgrade_commits_nothing(PostgresPipeline(tmp_path / "failed", postgres_server), old_code,
+                                           failing_upgrade_code, deliveries, capsys)
