@@ -8,12 +8,16 @@
 
     A warehouse built by the code before versions existed has the run registry
     (`rerun_safe_runs`, created by every build's on-run-start) and no version table: version 0.
-    A schema with neither is no warehouse yet: its first build records the code's version. -#}
+    A schema with neither (or an empty version table and no registry) is no warehouse yet: its
+    first build records the code's version. -#}
 {% macro warehouse_schema_version() %}
     {%- if rerun_safe.audit_table_exists('rerun_safe_schema_version') -%}
         {%- set found = run_query("select max(schema_version) from " ~ rerun_safe.schema_version_relation()) -%}
-        {{- return((found.rows[0][0] | int) if found.rows[0][0] is not none else 0) -}}
-    {%- elif rerun_safe.audit_table_exists('rerun_safe_runs') -%}
+        {%- if found.rows[0][0] is not none -%}{{ return(found.rows[0][0] | int) }}{%- endif -%}
+    {%- endif -%}
+    {#- no version recorded (an empty version table: a first build stopped between creating it and
+        writing its row, which hooks commit one statement at a time) -#}
+    {%- if rerun_safe.audit_table_exists('rerun_safe_runs') -%}
         {{- return(0) -}}
     {%- endif -%}
     {{- return(none) -}}

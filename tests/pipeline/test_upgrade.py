@@ -274,3 +274,17 @@ def test_the_upgrade_refuses_a_schema_without_a_warehouse(tmp_path: Path, capsys
     ok, output = upgrade(pipeline, capsys)
     assert not ok and "no warehouse in schema main (no rerun_safe_runs table): nothing to upgrade" in output, output
     assert every_table(pipeline) == {}
+
+
+def test_a_first_build_stopped_before_its_version_row_is_no_older_warehouse(tmp_path: Path) -> None:
+    """A first build killed between creating the version table and writing its row (hooks commit
+    statement by statement) left an empty version table and no registry: the next build is a
+    first build, not one on a warehouse of version 0."""
+    pipeline = Pipeline(tmp_path / "stopped")
+    pipeline.query("create table rerun_safe_schema_version (schema_version bigint not null, from_version bigint,"
+                   " recorded_at timestamp not null, invocation_id varchar not null, command varchar not null)")
+    pipeline.land("2026-11-01_001_main.csv", [project.event("A", 10000)])
+    pipeline.build()
+    assert pipeline.query("select schema_version, from_version, command from rerun_safe_schema_version") == [
+        (CODE_VERSION, None, "build")]
+    assert pipeline.net_total() == 10000
