@@ -375,24 +375,26 @@ def runs_picture(warehouse: Warehouse) -> str:
 
 
 def lateness_bins(lateness: Sequence[tuple[int, int]], hours: int) -> list[tuple[str, float, float, int]]:
-    """(label, from hours, to hours, rows): bins of the width that puts 12 of them under the
-    watermark, up to twice it; rows before 0 h and after twice the watermark in a bin each."""
-    limit = max(2 * hours, 2)
-    step = max(limit / 24, 1 / 60)
-    edges = [i * step for i in range(25)]
+    """(label, from hours, to hours, rows): 24 bins up to twice the watermark, 12 of them under
+    it, each holding what is above its lower bound up to its upper one (a row exactly at the
+    watermark is on time, as `is_late` says: strictly later); rows before 0 h and after twice
+    the watermark in a bin each. Whole seconds throughout: a bin is max(hours, 1) * 300 s."""
+    step = max(hours, 1) * 300
     counts = [0] * 24
     below = above = 0
     for seconds, rows in lateness:
-        h = seconds / 3600
-        if h < 0:
+        if seconds < 0:
             below += rows
-        elif h >= limit:
+        elif seconds > 24 * step:
             above += rows
         else:
-            counts[min(int(h / step), 23)] += rows
+            counts[max(-(-seconds // step) - 1, 0)] += rows
     bins = [("< 0 h", float("-inf"), 0.0, below)] if below else []
-    bins += [(f"{edges[i]:g}-{edges[i + 1]:g} h", edges[i], edges[i + 1], counts[i]) for i in range(24)]
-    bins.append((f">= {limit:g} h", float(limit), float("inf"), above))
+    bins += [
+        (f"{i * step / 3600:g}-{(i + 1) * step / 3600:g} h", i * step / 3600, (i + 1) * step / 3600, counts[i])
+        for i in range(24)
+    ]
+    bins.append((f"> {24 * step / 3600:g} h", 24 * step / 3600, float("inf"), above))
     return bins
 
 
@@ -419,7 +421,7 @@ def lateness_picture(warehouse: Warehouse, hours: int) -> str:
     axis.set_xticks(range(len(bins)), labels, rotation=60, ha="right", fontsize="small")
     axis.set_xlabel("lateness (ingested_at - event_time), hours")
     axis.set_ylabel("rows (log scale)" if logarithmic else "rows")
-    axis.set_title("Lateness of every delivered row against the watermark (orange: late, waits for a correction)")
+    axis.set_title("Lateness of every delivered row against the watermark (orange: later than it, so late)")
     return _png(fig)
 
 
@@ -626,7 +628,10 @@ def render(warehouse: Warehouse, hours: int, generated: dt.datetime) -> str:
     parts.append(
         '<details><summary>the histogram\'s numbers</summary><table id="lateness"><tr><th class="text">'
         "lateness</th><th>rows</th></tr>"
-        + "".join(f'<tr><td class="text">{e(label)}</td>{_cell(rows)}</tr>' for label, _, _, rows in bins)
+        + "".join(
+            f'<tr><td class="text">{e(label)}</td>{_cell(rows, "late_rows" if low >= hours else "on_time_rows")}</tr>'
+            for label, low, _, rows in bins
+        )
         + "</table></details>"
     )
     parts.append("</body></html>")

@@ -195,6 +195,12 @@ def test_the_report_in_chromium_shows_this_warehouses_figures(
     assert _number(figures.figure("recorded_run_seq")) == correction_run == runs[-1]
     assert _number(figures.figure("rows_applied")) == applied == 2
     assert figures.figure("watermark_hours") == "72"
+    # the histogram's rows, on each side of the watermark, as the warehouse classified them
+    for name, late in (("late_rows", True), ("on_time_rows", False)):
+        shown = sum(_number(text) for _, n, text in figures.found if n == name)
+        assert shown == warehouse.scalar(
+            f"select sum(row_count) from int_event_copies_classified where is_late = {late}"
+        ), name
     assert not [f for f in figures.found if f[1] == "watermark_mismatch"]
     last = figures.figure("last_run")
     assert f"run {runs[-1]} (build" in last and "correction recorded: 1" in last, last
@@ -235,6 +241,23 @@ def test_a_path_is_data_and_another_watermark_is_flagged(warehouse: Pipeline, tm
     assert "http://" not in text and "https://" not in text and "<script" not in text
     assert _report(copy, odd / "other.html", "--allowed-lateness-hours", "1000") == 0
     assert 'data-figure="watermark_mismatch"' in (odd / "other.html").read_text()
+
+
+def test_a_row_exactly_at_the_watermark_is_on_time_in_the_histogram() -> None:
+    """is_late is strictly later than the watermark: the bins hold (lower, upper]."""
+    from pipeline_demo.report import lateness_bins
+
+    bins = lateness_bins([(72 * 3600, 5), (72 * 3600 + 1, 7), (0, 1), (-3, 2), (144 * 3600 + 1, 4)], 72)
+    on_time = sum(rows for _, low, _, rows in bins if low < 72)
+    late = sum(rows for _, low, _, rows in bins if low >= 72)
+    assert (on_time, late) == (5 + 1 + 2, 7 + 4)
+    assert [(label, rows) for label, _, _, rows in bins if rows] == [
+        ("< 0 h", 2),
+        ("0-6 h", 1),
+        ("66-72 h", 5),
+        ("72-78 h", 7),
+        ("> 144 h", 4),
+    ]
 
 
 def test_bad_warehouses_and_arguments_fail_before_writing(tmp_path: Path, capsys) -> None:
