@@ -17,6 +17,10 @@ configuration, without another lock), so no other process can slip in between. W
 up it fails with one clear line (no traceback: dbt-duckdb turns a RuntimeError raised while
 connecting into a connection error) naming the process that holds the file.
 
+Once it holds the file, and before it records itself as the holder, it checks that the file is
+whole (whole_file.py: a truncated warehouse fails here, naming it, before any node runs); a
+connect that fails because DuckDB read past the end of the file gets the same message.
+
 Who holds it: DuckDB's error names the holding PID. The holder writes, beside the warehouse,
 `<warehouse>.holder.json` (invocation id, pid, command, since when) once it holds the file;
 a waiter shows it only when its pid is the PID DuckDB names. It is information only, not
@@ -38,6 +42,7 @@ import time
 from typing import Any, Callable
 
 from rerun_safe_duckdb.profile_check import check_profile
+from rerun_safe_duckdb.whole_file import WarehouseDamagedError, check_whole, damaged_message, is_cut_error
 
 VAR = "rerun_safe_lock_timeout_seconds"
 DEFAULT_TIMEOUT_SECONDS = 3600
@@ -231,7 +236,9 @@ def acquire(
     while True:
         try:
             return connect(path, read_only=False, config=dict(config))
-        except Exception as error:  # noqa: BLE001 - only the lock conflict is ours
+        except Exception as error:  # noqa: BLE001 - only the lock conflict (and a cut file) is ours
+            if is_cut_error(error):  # DuckDB read past the end while opening it
+                raise WarehouseDamagedError(damaged_message(path, f"DuckDB could not open it ({error})")) from None
             conflict = _conflict(error)
             if conflict is None:
                 raise
@@ -260,6 +267,11 @@ class OneWriter:
             return
         timeout = timeout_seconds(invocation_vars())
         self._held_until_connected = acquire(str(path), config, timeout)
+        try:
+            check_whole(self._held_until_connected, str(path))  # a cut file fails here, before any node
+        except BaseException:
+            self._release_held()
+            raise
         write_holder(str(path))
 
     def configure_cursor(self, cursor: Any) -> None:

@@ -9,6 +9,7 @@ Replay one: FAULT_SEED=<seed> FAULT_POINTS=<N> .venv/bin/python -m pytest tests/
 from __future__ import annotations
 
 import os
+import struct
 from pathlib import Path
 
 import pytest
@@ -74,12 +75,6 @@ def test_a_truncated_warehouse_file_fails_naming_it_and_never_builds_green(bench
         assert str(bench.work.warehouse.relative_to(bench.work.root)) in message, message
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "DuckDB's raw error: 'IO Error: Could not read enough bytes from file \"<path>\": attempted to read "
-    "262144 bytes from location N' (dbt: 'Runtime Error'); it names the file but not what is wrong with it "
-    "nor what to do. A check of the file's size against pragma_database_size's block count was tried and "
-    "dropped: a whole file written by a compaction (tests/test_bench.py's drift run) is shorter than that "
-    "count too, and reading the catalog does not reach the cut"))
 def test_a_truncated_warehouse_file_is_reported_as_such(bench: Bench) -> None:
     bench.restore()
     _cut(bench.work.warehouse, aligned=False)
@@ -88,3 +83,53 @@ def test_a_truncated_warehouse_file_is_reported_as_such(bench: Bench) -> None:
     assert not result.success
     assert message.lstrip().startswith("rerun_safe:") or "rerun_safe: " in message, message
     assert "truncated" in message or "damaged" in message, message
+
+
+def _header_block_count(path: Path) -> int:
+    """The block count of the active database header (the one of the higher iteration), as DuckDB
+    wrote it at its last checkpoint: DuckDB's DatabaseHeader (iteration, meta block, free list,
+    block count, ...) follows an 8-byte checksum at 4096 and at 8192."""
+    with open(path, "rb") as handle:
+        handle.seek(4096)
+        headers = [struct.unpack_from("<QQqqQ", handle.read(4096)) for _ in range(2)]
+    return max(headers, key=lambda header: header[1])[4]
+
+
+def test_a_whole_file_shorter_than_its_header_says_is_not_refused_and_a_cut_one_is(tmp_path: Path) -> None:
+    """The false alarm that removed the first size check (a94cca4): DuckDB writes a checkpoint's
+    header with the block count, then cuts the free blocks at the end of the file, so a whole file
+    (a compacted one in particular) is shorter than the header and pragma_database_size say. The
+    check compares the file with the blocks DuckDB's catalog still uses instead."""
+    import duckdb
+
+    from rerun_safe_duckdb.whole_file import BLOCK_START, WarehouseDamagedError, check_whole
+
+    path = tmp_path / "trimmed.duckdb"
+    conn = duckdb.connect(str(path))
+    conn.execute("create table kept as select range as i from range(100000)")
+    conn.execute("checkpoint")
+    conn.execute("create table dropped as select range as i, md5(range::varchar) as s from range(2000000)")
+    conn.execute("checkpoint")
+    conn.execute("drop table dropped")
+    conn.execute("checkpoint")
+    conn.close()
+    size = path.stat().st_size
+    assert size < BLOCK_START + _header_block_count(path) * BLOCK, "the file is not shorter than its header: no test"
+    compacted = tmp_path / "compacted.duckdb"
+    conn = duckdb.connect(":memory:")
+    conn.execute(f"attach '{path}' as a; attach '{compacted}' as b; copy from database a to b")
+    conn.close()
+    for whole in (path, compacted):
+        conn = duckdb.connect(str(whole))
+        try:
+            check_whole(conn, str(whole))  # not refused
+            assert conn.execute("select count(*) from kept").fetchone()[0] == 100000
+        finally:
+            conn.close()
+    os.truncate(path, size - BLOCK)  # the last block holds data of `kept`
+    conn = duckdb.connect(str(path))
+    try:
+        with pytest.raises(WarehouseDamagedError, match="truncated or damaged"):
+            check_whole(conn, str(path))
+    finally:
+        conn.close()
