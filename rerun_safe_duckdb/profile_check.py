@@ -7,6 +7,15 @@ it (`o'neil.duckdb` -> `o'neil`) and pastes that name into its own catalog queri
 a quote there failed deep inside dbt-duckdb ("Parser Error: unterminated quoted identifier"),
 naming neither the env var nor the path. Such a name is refused here, with both; a bad memory
 limit likewise, instead of DuckDB's error about a SET statement nobody wrote.
+
+Why refused rather than made to work: a profile that opens `:memory:` and attaches the file under
+a fixed alias (`attach: [{path: ..., alias: warehouse}]`, `database: warehouse`) builds green with
+`o'neil.duckdb` (dbt-duckdb escapes an attachment's path), but the harness refuses a profile that
+attaches a writable database and redirects only `path` to its scratch file (harness/target.py),
+the wait for the file (writer_lock.py) would have to move from the connect to the ATTACH, DuckDB's
+spill folder would leave the warehouse's side (`<file>.tmp`) for the working folder, and every
+relation's database would be renamed. The Postgres and Spark settings are checked in profiles.yml
+itself, as it renders them.
 """
 from __future__ import annotations
 

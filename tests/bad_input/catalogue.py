@@ -347,6 +347,50 @@ VAR_CASES: list[VarCase] = [
 ]
 
 
+
+@dataclass(frozen=True)
+class EnvCase:
+    """An env var of the profile (profiles.yml) with a value that cannot be used: the run fails
+    before it connects (on DuckDB before the warehouse file is opened: it is never created),
+    with a message that names the env var and says `says`. DuckDB's cases run in
+    tests/pipeline/test_profile_env_vars.py, with Spark's (its profile fails before the JVM
+    starts); Postgres's in tests/postgres/test_profile_env_vars_on_postgres.py."""
+    id: str
+    target: str                    # duckdb, postgres or spark
+    env: dict[str, str]
+    says: str
+    file_name: str = "fine.duckdb"  # DuckDB: the warehouse file's name, in a folder of its own
+
+    @property
+    def named(self) -> str:
+        return next(iter(self.env)) if self.env else "DBT_DUCKDB_PATH"
+
+
+ENV_CASES: list[EnvCase] = [
+    EnvCase("duckdb_file_name_quote", "duckdb", {}, "holds a quote", file_name="o'neil.duckdb"),
+    EnvCase("duckdb_file_name_double_quote", "duckdb", {}, "holds a quote", file_name='say "hi".duckdb'),
+    EnvCase("duckdb_memory_limit_words", "duckdb", {"DBT_DUCKDB_MEMORY_LIMIT": "lots"}, "must be a size"),
+    EnvCase(
+        "duckdb_memory_limit_sql_injection", "duckdb",
+        {"DBT_DUCKDB_MEMORY_LIMIT": "8GB'; set threads=1; --"}, "must be a size",
+    ),
+    EnvCase("pg_port_not_a_number", "postgres", {"RERUN_SAFE_PG_PORT": "54x2"}, "port number from 1 to 65535"),
+    EnvCase("pg_port_out_of_range", "postgres", {"RERUN_SAFE_PG_PORT": "70000"}, "port number from 1 to 65535"),
+    EnvCase("pg_host_empty", "postgres", {"RERUN_SAFE_PG_HOST": ""}, "host name"),
+    EnvCase("pg_host_injection", "postgres", {"RERUN_SAFE_PG_HOST": "127.0.0.1 dbname=other"}, "host name"),
+    EnvCase("pg_user_quote", "postgres", {"RERUN_SAFE_PG_USER": "o'neil"}, "role name"),
+    EnvCase("pg_dbname_sql_injection", "postgres", {"RERUN_SAFE_PG_DBNAME": "postgres'; --"}, "database name"),
+    EnvCase("pg_schema_empty", "postgres", {"RERUN_SAFE_PG_SCHEMA": ""}, "schema name"),
+    EnvCase("pg_schema_quote", "postgres", {"RERUN_SAFE_PG_SCHEMA": "o'neil"}, "schema name"),
+    EnvCase("pg_schema_upper_case", "postgres", {"RERUN_SAFE_PG_SCHEMA": "Rerun_Safe"}, "lower-case"),
+    EnvCase("pg_schema_starts_with_digit", "postgres", {"RERUN_SAFE_PG_SCHEMA": "1st"}, "not starting with a digit"),
+    EnvCase("spark_schema_quote", "spark", {"RERUN_SAFE_SPARK_SCHEMA": "o'neil"}, "database name"),
+    EnvCase("spark_master_remote", "spark", {"RERUN_SAFE_SPARK_MASTER": "yarn"}, "local[N]"),
+    EnvCase("spark_driver_memory_words", "spark", {"RERUN_SAFE_SPARK_DRIVER_MEMORY": "lots"}, "JVM size"),
+    EnvCase("spark_dir_blank", "spark", {"RERUN_SAFE_SPARK_DIR": "target/my spark"}, "without blanks"),
+    EnvCase("spark_dir_semicolon", "spark", {"RERUN_SAFE_SPARK_DIR": "target/x;create=false"}, "without blanks"),
+]
+
 @dataclass(frozen=True)
 class ClockCase:
     """One delivery first seen by a run whose clock is var rerun_safe_now = `now`: its row is

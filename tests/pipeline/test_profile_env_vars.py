@@ -1,14 +1,23 @@
-"""The profile's env vars are data (rerun_safe_duckdb/profile_check.py): a warehouse in a folder
-with a quote, spaces and non-ASCII letters builds; a file name with a quote, which dbt-duckdb
-cannot quote in its own catalog queries, and a memory limit DuckDB cannot read, fail before the
-file is created, naming the env var, with no traceback."""
+"""The profile's env vars are data (rerun_safe_duckdb/profile_check.py for DuckDB, profiles.yml
+itself for Spark and Postgres).
+
+A warehouse whose folder holds quotes, spaces and non-ASCII letters, and whose file name holds
+spaces, non-ASCII letters (accents, CJK) or starts with a digit, builds and builds again
+incrementally. A file name with a quote, which dbt-duckdb cannot quote in its own catalog
+queries, a memory limit DuckDB cannot read, and each Spark setting that cannot be used fail
+before anything is opened or started, naming the env var, with no traceback (the cases:
+tests/bad_input/catalogue.py, ENV_CASES; Postgres's: tests/postgres/test_profile_env_vars_on_postgres.py).
+"""
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 
+from tests.bad_input.catalogue import ENV_CASES, EnvCase
 from tests.pipeline.project import Pipeline, event
+
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "bad-input.md"
 
 
 class PlacedPipeline(Pipeline):
@@ -25,29 +34,59 @@ class PlacedPipeline(Pipeline):
         return {**super().dbt_env(), **self.extra_env}
 
 
-def test_a_warehouse_folder_with_quotes_spaces_and_non_ascii_builds(tmp_path: Path) -> None:
-    folder = tmp_path / "o'brien \"q\" données"
+@pytest.mark.parametrize("name", [
+    "entrepôt 2026.duckdb",      # a space and an accent
+    "仓库 データ.duckdb",          # CJK
+    "2026_warehouse.duckdb",     # starts with a digit (the database is named "2026_warehouse")
+])
+def test_a_warehouse_with_quotes_spaces_and_non_ascii_in_its_path_builds_and_builds_again(
+    tmp_path: Path, name: str,
+) -> None:
+    folder = tmp_path / "o'brien \"q\" données 数据"
     folder.mkdir()
-    pipeline = PlacedPipeline(tmp_path / "run", folder / "entrepôt 2026.duckdb")
+    pipeline = PlacedPipeline(tmp_path / "run", folder / name)
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100)])
     pipeline.build()
     assert pipeline.net_total() == 100
+    later = event("B", 250, order_id="o2", order_item_id="i2",
+                  event_time="2026-11-02T10:00:00Z", ingested_at="2026-11-02T11:00:00Z")
+    pipeline.land("2026-11-02_001_main.csv", [later])
+    second = pipeline.build()
+    assert second.status_of("fct_order_items") == "success"
+    assert pipeline.net_total() == 350  # the incremental run added B, and kept A once
+    assert (folder / name).exists()
 
 
-@pytest.mark.parametrize(("name", "env", "named"), [
-    ("o'neil.duckdb", {}, "env var DBT_DUCKDB_PATH"),
-    ('say "hi".duckdb', {}, "env var DBT_DUCKDB_PATH"),
-    ("fine.duckdb", {"DBT_DUCKDB_MEMORY_LIMIT": "lots"}, "env var DBT_DUCKDB_MEMORY_LIMIT"),
-    ("fine.duckdb", {"DBT_DUCKDB_MEMORY_LIMIT": "8GB'; set threads=1; --"}, "env var DBT_DUCKDB_MEMORY_LIMIT"),
-])
-def test_a_profile_env_var_that_cannot_be_used_fails_before_the_file_exists(
-    tmp_path: Path, name: str, env: dict[str, str], named: str,
-) -> None:
-    warehouse = tmp_path / name
-    pipeline = PlacedPipeline(tmp_path / "run", warehouse, env)
+def _cases(target: str) -> list[EnvCase]:
+    return [case for case in ENV_CASES if case.target == target]
+
+
+@pytest.mark.parametrize("case", _cases("duckdb"), ids=lambda case: case.id)
+def test_a_duckdb_env_var_that_cannot_be_used_fails_before_the_file_exists(tmp_path: Path, case: EnvCase) -> None:
+    warehouse = tmp_path / case.file_name
+    pipeline = PlacedPipeline(tmp_path / "run", warehouse, case.env)
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100)])
     result = pipeline.dbt("build")
     assert not result.success
     message = " ".join(result.messages.values())
-    assert named in message and "Traceback" not in message and "Parser Error" not in message
+    assert f"rerun_safe: env var {case.named}" in message and case.says in message, message
+    assert "Traceback" not in message and "Parser Error" not in message, message
     assert not warehouse.exists()
+
+
+@pytest.mark.parametrize("case", _cases("spark"), ids=lambda case: case.id)
+def test_a_spark_env_var_that_cannot_be_used_fails_before_spark_starts(tmp_path: Path, case: EnvCase) -> None:
+    """profiles.yml checks each Spark setting as it renders it: dbt stops before it loads the
+    adapter or starts a JVM (`dbt ls` would otherwise list the project)."""
+    pipeline = PlacedPipeline(tmp_path / "run", tmp_path / "unused.duckdb", case.env)
+    result = pipeline.dbt("ls", "--target", "spark")
+    assert not result.success
+    message = " ".join(result.messages.values())
+    assert f"rerun_safe: env var {case.named}" in message and case.says in message, message
+    assert case.env[case.named] in message, message  # the value it refused
+
+
+def test_the_page_lists_every_env_case() -> None:
+    text = PAGE.read_text(encoding="utf-8")
+    missing = [case.id for case in ENV_CASES if f"`{case.id}`" not in text]
+    assert not missing, f"docs/bad-input.md does not list: {missing}"
