@@ -23,7 +23,8 @@ from harness import sql as _sql
 from harness.results import TableDiff
 from harness.sql import Sql, as_sql
 
-# Re-exported for the callers that quote a DuckDB name outside a connection (pipeline_demo).
+# Re-exported for the callers that quote a DuckDB name outside a connection (checks/lateness,
+# pipeline_demo).
 # The diffs below quote with their connection's own rule (`con.quote`: backticks on Spark).
 quote = _sql.quote
 
