@@ -133,3 +133,23 @@ def test_a_whole_file_shorter_than_its_header_says_is_not_refused_and_a_cut_one_
             check_whole(conn, str(path))
     finally:
         conn.close()
+
+
+@pytest.mark.parametrize("cut", [3, 6000, HEADER], ids=["inside_the_magic", "inside_a_header", "after_the_headers"])
+def test_a_file_cut_so_short_that_duckdb_cannot_open_it_is_reported_as_truncated(tmp_path: Path, cut: int) -> None:
+    """A cut in the headers or the first block fails in DuckDB's connect ("Could not read enough
+    bytes", "not a valid DuckDB database file"): the wait for the file turns it into the same
+    message, naming the file, instead of a raw IOException."""
+    import duckdb
+
+    from rerun_safe_duckdb.whole_file import WarehouseDamagedError
+    from rerun_safe_duckdb.writer_lock import acquire
+
+    path = tmp_path / "short.duckdb"
+    conn = duckdb.connect(str(path))
+    conn.execute("create table t as select range as i from range(1000)")
+    conn.close()
+    os.truncate(path, cut)
+    damaged = r"rerun_safe: the warehouse .*short\.duckdb.* is truncated or damaged"
+    with pytest.raises(WarehouseDamagedError, match=damaged):
+        acquire(str(path), {}, 0)
