@@ -11,7 +11,7 @@ LANDING ?= data/landing
 DEMO_WAREHOUSE ?= target/demo/rerun_safe.duckdb
 DEMO_LANDING ?= target/demo/landing
 
-.PHONY: setup setup-spark java demo test lint pytest bench bench-quick bench-drift bench-small harness mutate faults clean
+.PHONY: setup setup-spark java spark-cluster spark-cluster-stop pytest-spark-cluster demo test lint pytest bench bench-quick bench-drift bench-small harness mutate faults clean
 
 # `pip install -e .` installs the harness (the rerun-safe-harness distribution: harness/ only).
 # This repository's own Python is not part of it: the dbt-duckdb plugin rerun_safe_duckdb
@@ -38,6 +38,22 @@ $(VENV)/.installed-spark: $(VENV)/.installed requirements-spark.txt
 java:
 	@command -v java >/dev/null || { apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless; }
 	@java -version 2>&1 | head -1
+
+# A standalone Spark cluster on 127.0.0.1 for `dbt ... --target spark_thrift` (tests/spark/cluster.py):
+# a master, two workers (1 core, 1g each) and the Thrift server as the driver, ports chosen free,
+# logs, warehouse and metastore in $(SPARK_CLUSTER_DIR). It prints the env vars the target
+# reads and keeps running until `make spark-cluster-stop`. The tests start their own.
+SPARK_CLUSTER_DIR ?= target/spark-cluster/make
+spark-cluster: setup-spark
+	$(BIN)/python -m tests.spark.cluster start $(SPARK_CLUSTER_DIR)
+
+spark-cluster-stop:
+	$(BIN)/python -m tests.spark.cluster stop $(SPARK_CLUSTER_DIR)
+
+# The cluster lane (tests/spark/cluster_lane: the Spark scenarios on a cluster of its own, --target
+# spark_thrift), one process. Not part of `make pytest` yet (tests/spark/conftest.py).
+pytest-spark-cluster: setup-spark
+	RERUN_SAFE_SPARK_CLUSTER_LANE=1 $(BIN)/python -m pytest tests/spark/cluster_lane -q -rA --durations=0
 
 demo: setup
 	$(BIN)/python -m pipeline_demo demo --deliveries $(DELIVERIES) --landing $(DEMO_LANDING) --warehouse $(DEMO_WAREHOUSE)
