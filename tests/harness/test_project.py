@@ -136,3 +136,25 @@ def test_the_key_check_names_duplicate_keys_as_sql_literals(tmp_path) -> None:
     (violation,) = checked.violations
     assert violation.sample == ["('2025-01-07', NULL) x2"]
     assert violation.hint == DELETE_INSERT_DUPLICATES  # no strategy named: the adapter's delete+insert
+
+
+def test_the_key_check_leaves_out_rows_whose_key_is_all_null_only(tmp_path) -> None:
+    # as dbt's unique test: (NULL, NULL) twice is not a duplicate; ('d', NULL) twice is one
+    import duckdb
+
+    from harness.keys import check_keys
+    from harness.project import Model
+    from harness.stores.duckdb import DuckDBStore
+
+    warehouse = tmp_path / "w.duckdb"
+    con = duckdb.connect(str(warehouse))
+    con.execute("create table main.items as select * from (values (null, null), (null, null), ('d', null), "
+                "('d', null), ('e', 'x')) as v(company, item)")
+    con.close()
+    model = Model(
+        unique_id="model.p.items", name="items", resource_type="model", database="", schema="main",
+        identifier="items", materialized="incremental", unique_key=("company", "item"),
+        grains=((("company", "item"), "unique_key config"),), config_key=("company", "item"),
+    )
+    checked = check_keys(DuckDBStore(), str(warehouse), [model], {model.unique_id})
+    assert [v.sample for v in checked.violations] == [["('d', NULL) x2"]]
