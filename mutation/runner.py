@@ -112,19 +112,26 @@ def copy_project(destination: Path) -> Path:
     return destination
 
 
-def apply(mutant: Mutant, project: Path) -> str | None:
-    """Apply every replacement; return why the mutant is not applicable, or None."""
+def mutated_text(mutant: Mutant, project: Path) -> tuple[str | None, str | None]:
+    """The mutant's file in `project` with every replacement made, or why it cannot be made."""
     path = project / mutant.file
     if not path.is_file():
-        return f"{mutant.file} does not exist"
+        return None, f"{mutant.file} does not exist"
     text = path.read_text(encoding="utf-8")
     for original, replacement in mutant.replacements:
         found = text.count(original)
         if found != 1:
-            return f"original text found {found} times in {mutant.file} (must be exactly once): {original[:80]!r}"
+            return None, f"original text found {found} times in {mutant.file} (must be exactly once): {original[:80]!r}"
         text = text.replace(original, replacement)
-    path.write_text(text, encoding="utf-8")
-    return None
+    return text, None
+
+
+def apply(mutant: Mutant, project: Path) -> str | None:
+    """Apply every replacement; return why the mutant is not applicable, or None."""
+    text, problem = mutated_text(mutant, project)
+    if text is not None:
+        (project / mutant.file).write_text(text, encoding="utf-8")
+    return problem
 
 
 def pytest_command(tests: list[str], workers: int) -> list[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from mutation.runner import ROOT, load_mutants, load_rules
+from mutation.runner import MUTANTS_FILE, ROOT, load_mutants, load_rules, mutated_text
 
 
 def _fold(text: str) -> str:
@@ -47,3 +47,18 @@ def test_every_rule_has_a_mutant_and_every_mutant_a_rule() -> None:
     assert not unbroken, f"rules no mutant breaks: {unbroken}"
     missing = [(m.id, t) for m in mutants for t in m.tests if not _exists(t)]
     assert not missing, f"mutants aimed at tests that do not exist: {missing}"
+
+
+def test_every_mutant_applies_to_the_code_as_it_is() -> None:
+    """Each mutant's original text is found exactly once in its file of this checkout, so a change
+    that rewrites a line a mutant matches fails here, in make test, not only in make mutate (where
+    the mutant would be `not applicable`); and the replacement changes the text."""
+    stale, unchanged = [], []
+    for m in load_mutants(MUTANTS_FILE):
+        text, problem = mutated_text(m, ROOT)
+        if problem:
+            stale.append(f"{m.id}: {problem}")
+        elif text == (ROOT / m.file).read_text(encoding="utf-8"):
+            unchanged.append(m.id)
+    assert not stale, "mutants to re-point in mutation/mutants.yml:\n" + "\n".join(stale)
+    assert not unchanged, f"mutants whose replacement changes nothing: {unchanged}"
