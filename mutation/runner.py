@@ -14,6 +14,8 @@ Before the mutants, the unmutated copy must pass every subset (the baseline); ot
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
 import re
 import shutil
@@ -213,7 +215,7 @@ def baseline(mutants: list[Mutant], scratch: Path, timeout: float, workers: int)
 
 
 def score(mutants: list[Mutant]) -> dict:
-    counted = [m for m in mutants if m.status != "not applicable"]
+    counted = [m for m in mutants if m.status not in ("not applicable", "pending")]
     killed = [m for m in counted if m.status in ("killed", "timeout")]
     survived = [m for m in counted if m.status == "survived"]
     equivalent = [m for m in survived if m.equivalent]
@@ -224,7 +226,8 @@ def score(mutants: list[Mutant]) -> dict:
         "killed": len(killed),
         "survived": len(survived),
         "equivalent": len(equivalent),
-        "not_applicable": len(mutants) - len(counted),
+        "not_applicable": len([m for m in mutants if m.status == "not applicable"]),
+        "not_run": len([m for m in mutants if m.status == "pending"]),
         "errors": len([m for m in counted if m.status == "error"]),
         "score": 100.0 * len(killed) / len(counted) if counted else 0.0,
         "score_non_equivalent": 100.0 * len(killed) / non_equivalent if non_equivalent else 0.0,
@@ -255,7 +258,7 @@ def _own_rule_rows(mutants: list[Mutant]) -> list[str]:
 
 
 def write_report(mutants: list[Mutant], figures: dict, seconds: float, baseline_seconds: float, path: Path,
-                 mutants_file: Path = MUTANTS_FILE) -> None:
+                 mutants_file: Path = MUTANTS_FILE, summed: bool = False) -> None:
     own_file = mutants_file.resolve() != MUTANTS_FILE
     if own_file:
         shown = mutants_file.resolve().relative_to(ROOT) if mutants_file.resolve().is_relative_to(ROOT) else mutants_file
@@ -267,11 +270,16 @@ def write_report(mutants: list[Mutant], figures: dict, seconds: float, baseline_
         f"**Score: {figures['killed']}/{figures['counted']} mutants killed ({figures['score']:.1f} %)**; "
         f"{figures['equivalent']} surviving mutant(s) are equivalent, so "
         f"{figures['score_non_equivalent']:.1f} % of the non-equivalent mutants are killed. "
-        f"Not applicable: {figures['not_applicable']}; errors: {figures['errors']}."
+        f"Not applicable: {figures['not_applicable']}; errors: {figures['errors']}"
+        + (f"; not run: {figures['not_run']}." if figures["not_run"] else ".")
     )
     lines.append("")
     if own_file:
-        lines.append(f"The round took {seconds / 60:.1f} min on this machine (baseline {baseline_seconds:.0f} s).")
+        if summed:
+            lines.append(f"Reported from a results file: the mutants' own times add up to {seconds / 60:.1f} min "
+                         f"(one pytest process each; parts may have run two at a time, or on a busy machine).")
+        else:
+            lines.append(f"The round took {seconds / 60:.1f} min on this machine (baseline {baseline_seconds:.0f} s).")
         lines += ["", "### Rules", "", "One row per `rule:` text of the file (free text, not `mutation/rules.yml` ids).", ""]
         lines += _own_rule_rows(mutants)
     else:
@@ -284,7 +292,8 @@ def write_report(mutants: list[Mutant], figures: dict, seconds: float, baseline_
     lines += ["", "### Mutants", "", "| id | class | file | change | result | killed by | s |", "|---|---|---|---|---|---|---|"]
     for m in mutants:
         killed_by = "<br>".join(f"`{t.split('::', 1)[-1]}`" for t in m.killed_by)
-        result = m.status + (" (equivalent)" if m.status == "survived" and m.equivalent else "")
+        result = ("not run" if m.status == "pending" else m.status) + (
+            " (equivalent)" if m.status == "survived" and m.equivalent else "")
         lines.append(f"| {m.id} | {m.klass} | `{m.file}` | {_change(m)}<br>{_cell(m.description)} | {result} | "
                      f"{killed_by or _cell(m.detail)} | {m.seconds:.0f} |")
     lines += [""]
@@ -295,11 +304,61 @@ def write_report(mutants: list[Mutant], figures: dict, seconds: float, baseline_
     for m in survivors:
         reason = m.equivalent or "NOT marked equivalent: a missing test."
         lines.append(f"- **{m.id}** ({m.description}): {reason}")
+    pending = [m for m in mutants if m.status == "pending"]
+    if pending:
+        lines += ["", "## Not run", ""]
+        lines += [f"- **{m.id}** (`{m.file}`): {m.description}" for m in pending]
     others = [m for m in mutants if m.status in ("not applicable", "error")]
     if others:
         lines += ["", "## Not applicable or errors", ""]
         lines += [f"- **{m.id}**: {m.status}: {_cell(m.detail)}" for m in others]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def record_result(mutant: Mutant, path: Path, commit: str) -> None:
+    """Append one mutant's verdict as a JSON line, so that a round can be run in parts (several
+    `--only` runs, several machines) and reported once from all of them (`--report-from-results`)."""
+    entry = {"id": mutant.id, "status": mutant.status, "killed_by": mutant.killed_by,
+             "seconds": round(mutant.seconds, 1), "detail": mutant.detail, "commit": commit,
+             "file_text_sha": _mutant_sha(mutant)}
+    with path.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
+
+def _mutant_sha(mutant: Mutant) -> str:
+    text, _ = mutated_text(mutant, ROOT)
+    return hashlib.sha256((text or "").encode("utf-8")).hexdigest()[:16]
+
+
+def load_results(mutants: list[Mutant], path: Path) -> list[str]:
+    """Set each mutant's verdict from the results file (the last line of an id wins). A result
+    recorded for another text of the mutated file (the code or the mutant changed since) is not
+    used: the mutant stays not run. Returns one line per result left out."""
+    by_id = {m.id: m for m in mutants}
+    latest: dict[str, dict] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise SystemExit(f"{path}:{number}: not a JSON line: {error}") from None
+            latest[entry["id"]] = entry
+    stale = []
+    for mutant_id, entry in latest.items():
+        mutant = by_id.get(mutant_id)
+        if mutant is None:
+            stale.append(f"{mutant_id}: no such mutant in this file")
+        elif entry.get("file_text_sha") != _mutant_sha(mutant):
+            stale.append(f"{mutant_id}: recorded at {entry.get('commit', '?')} for another text of {mutant.file}")
+        else:
+            mutant.status, mutant.killed_by = entry["status"], list(entry["killed_by"])
+            mutant.seconds, mutant.detail = float(entry["seconds"]), entry.get("detail", "")
+    return stale
+
+
+def _commit() -> str:
+    done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    return done.stdout.strip() or "unknown (no git)"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -317,6 +376,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="fail (exit 1) below this share of killed mutants among the non-equivalent ones, in %% "
                         "(default 95); every equivalent survivor must say why in mutants.yml")
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
+    parser.add_argument("--results", type=Path, default=None,
+                        help="append each mutant's verdict to this JSON-lines file as it finishes")
+    parser.add_argument("--report-from-results", action="store_true",
+                        help="run nothing: write the report from the --results file (mutants without a result "
+                        "for today's text of their file are listed as not run)")
     args = parser.parse_args(argv)
 
     mutants = load_mutants(args.mutants)
@@ -325,6 +389,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         for m in mutants:
             print(f"{m.id:5} {m.klass:28} {m.file}: {m.description}")
+        return 0
+    if args.report_from_results:
+        if args.results is None or not args.results.is_file():
+            raise SystemExit("--report-from-results needs --results FILE, an existing JSON-lines file")
+        for line in load_results(mutants, args.results):
+            print(f"left out: {line}")
+        figures = score(mutants)
+        seconds = sum(m.seconds for m in mutants)
+        write_report(mutants, figures, seconds, 0.0, args.report, args.mutants, summed=True)
+        print(f"wrote {args.report}: {figures['killed']}/{figures['counted']} killed, {figures['not_run']} not run")
         return 0
     if args.only:
         unknown = set(args.only) - {m.id for m in mutants}
@@ -342,7 +416,10 @@ def main(argv: list[str] | None = None) -> int:
             baseline_seconds = baseline(mutants, scratch, args.timeout, workers=args.jobs)
             print(f"baseline passed in {baseline_seconds:.0f} s", flush=True)
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            commit = _commit()
             for m in pool.map(lambda mutant: run_mutant(mutant, scratch, args.timeout), mutants):
+                if args.results is not None:
+                    record_result(m, args.results, commit)
                 by = ", ".join(t.split("::", 1)[-1] for t in m.killed_by)
                 print(f"{m.id:5} {m.status:15} {m.seconds:5.0f} s  {m.description}" + (f"  [{by}]" if by else "")
                       + (f"  {m.detail}" if m.detail else ""), flush=True)
