@@ -363,7 +363,7 @@ def _commit() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m mutation", description=__doc__.splitlines()[0])
-    parser.add_argument("--only", nargs="*", help="mutant ids to run (default: all); no report is written")
+    parser.add_argument("--only", nargs="*", help="mutant ids to run, in this order (default: all); no report is written")
     parser.add_argument("--jobs", type=int, default=2, help="mutants run at the same time (default 2)")
     parser.add_argument("--timeout", type=float, default=900, help="seconds per mutant's subset")
     parser.add_argument("--skip-baseline", action="store_true", help="do not run the unmutated baseline first")
@@ -404,7 +404,8 @@ def main(argv: list[str] | None = None) -> int:
         unknown = set(args.only) - {m.id for m in mutants}
         if unknown:
             raise SystemExit(f"unknown mutant ids: {sorted(unknown)}")
-        mutants = [m for m in mutants if m.id in args.only]
+        by_id = {m.id: m for m in mutants}
+        mutants = [by_id[i] for i in dict.fromkeys(args.only)]  # in the order given
 
     started = time.monotonic()
     scratch = Path(tempfile.mkdtemp(prefix="rerun_safe_mutation_"))
