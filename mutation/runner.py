@@ -54,6 +54,7 @@ class Mutant:
     killed_by: list[str] = field(default_factory=list)
     seconds: float = 0.0
     detail: str = ""
+    text_sha: str = ""  # of the mutated file as this run made it (set when the copy is made)
 
 
 def load_mutants(path: Path = MUTANTS_FILE) -> list[Mutant]:
@@ -185,6 +186,7 @@ def run_mutant(mutant: Mutant, scratch: Path, timeout: float) -> Mutant:
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix=f"{mutant.id}_", dir=scratch) as folder:
         project = copy_project(Path(folder) / "project")
+        mutant.text_sha = _mutant_sha(mutant, project)
         problem = apply(mutant, project)
         if problem:
             mutant.status, mutant.detail = "not applicable", problem
@@ -320,13 +322,14 @@ def record_result(mutant: Mutant, path: Path, commit: str) -> None:
     `--only` runs, several machines) and reported once from all of them (`--report-from-results`)."""
     entry = {"id": mutant.id, "status": mutant.status, "killed_by": mutant.killed_by,
              "seconds": round(mutant.seconds, 1), "detail": mutant.detail, "commit": commit,
-             "file_text_sha": _mutant_sha(mutant)}
+             "file_text_sha": mutant.text_sha or _mutant_sha(mutant)}
     with path.open("a", encoding="utf-8") as out:
         out.write(json.dumps(entry, ensure_ascii=False) + "\n")
 
 
-def _mutant_sha(mutant: Mutant) -> str:
-    text, _ = mutated_text(mutant, ROOT)
+def _mutant_sha(mutant: Mutant, project: Path = ROOT) -> str:
+    """Names the code a verdict is about: the mutated file's text (the copy's, when it ran)."""
+    text, _ = mutated_text(mutant, project)
     return hashlib.sha256((text or "").encode("utf-8")).hexdigest()[:16]
 
 
