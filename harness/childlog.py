@@ -1,18 +1,88 @@
-"""What a dbt child process did, read from its own log file (written at info level): how far
-a killed build got, and the message that stopped a failed one."""
+"""What a dbt child process did, read from its own log file: how far a killed build got, and
+the message that stopped a failed one.
+
+The file is dbt's structured log (`--log-format-file json`, which `dbt_invoke.build_args`
+always passes): one JSON object a line, `{"info": {"name", "level", "msg", ...}, "data":
+{...}}`, its event names and fields those of dbt's event types (dbt/events/types.py,
+dbt-protos' core_types.proto). The harness reads the events' names and data fields, never the
+wording of dbt's human-readable lines."""
 
 from __future__ import annotations
 
+import json
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-# "3 of 8 START sql table model main.current_events ....... [RUN]"
-NODE_LINE = re.compile(r"\]: (\d+) of (\d+) (START|OK|ERROR|PASS|FAIL|WARN|SKIP)\b (.*?)\s*\.{3,}")
-LOG_LINE = re.compile(r"^\d{2}:\d{2}:\d{2}\.\d+ \[")
+
+# A node starts: data.index of data.total, data.description "sql table model main.x".
+START_EVENT = "LogStartLine"
+# A node ends (its result line: ok, error, pass, fail, warn, skip, no-op): data.index.
+# Hooks have their own events (LogHookStartLine, LogHookEndLine) and are not nodes here.
+RESULT_EVENTS = frozenset(
+    {
+        "LogModelResult",
+        "LogSeedResult",
+        "LogSnapshotResult",
+        "LogTestResult",
+        "LogFreshnessResult",
+        "LogFunctionResult",
+        "LogNodeResult",
+        "LogNodeNoOpResult",
+        "SkippingDetails",
+        "LogSkipBecauseError",
+    }
+)
+# dbt stopped on an exception ("Encountered an error:"): data.exc is its message.
+ERROR_EVENT = "MainEncounteredError"
+STACK_TRACE_EVENT = "MainStackTrace"
+# dbt logs this event after parsing, right before it runs hooks and nodes.
+EXECUTION_EVENT = "ConcurrencyLine"
+
+
+class ChildLogError(RuntimeError):
+    """The child's log file is not dbt's JSON log (was --log-format-file json overridden?)."""
+
+
+def _event(line: str, log_file: Path, number: int) -> dict[str, Any]:
+    try:
+        record = json.loads(line)
+    except ValueError:
+        record = None
+    if not isinstance(record, dict) or not isinstance(record.get("info"), dict):
+        raise ChildLogError(
+            f"{log_file} line {number} is not one of dbt's JSON log events (the harness runs dbt with "
+            f"--log-format-file json and reads nothing else): {line[:120]!r}"
+        )
+    if not isinstance(record.get("data"), dict):
+        record["data"] = {}
+    return record
+
+
+def events(log_file: Path) -> Iterator[dict[str, Any]]:
+    """The events of a child's JSON log, in order; none when the file does not exist (the child
+    died before dbt set up its logging). A last line without its newline is one the child was
+    writing when it was killed: left out."""
+    if not log_file.exists():
+        return
+    text = log_file.read_text(errors="replace")
+    complete = text.split("\n")[:-1]  # after the last "\n": "" or a line cut short
+    for number, line in enumerate(complete, start=1):
+        if line.strip():
+            yield _event(line, log_file, number)
+
+
+def _name(event: dict[str, Any]) -> str:
+    return str(event["info"].get("name", ""))
+
+
+def _message(event: dict[str, Any]) -> str:
+    """The event's message on one line, without colour codes."""
+    return " ".join(ANSI.sub("", str(event["info"].get("msg") or "")).split())
 
 
 @dataclass(frozen=True)
@@ -28,44 +98,38 @@ class ChildProgress:
         return f"{where} ({self.finished} of {self.total} nodes done)"
 
 
-def _lines(log_file: Path) -> list[str]:
-    if not log_file.exists():
-        return []
-    return ANSI.sub("", log_file.read_text(errors="replace")).splitlines()
-
-
 def progress(log_file: Path) -> ChildProgress:
-    started: dict[str, str] = {}
-    finished: set[str] = set()
+    started: dict[int, str] = {}
+    finished: set[int] = set()
     total = 0
-    for line in _lines(log_file):
-        match = NODE_LINE.search(line)
-        if not match or match.group(4).startswith("hook:"):
-            continue
-        number, total = match.group(1), int(match.group(2))
-        if match.group(3) == "START":
-            started[number] = match.group(4)
-        else:
-            finished.add(number)
-    running = tuple(what for number, what in started.items() if number not in finished)
+    for event in events(log_file):
+        name, data = _name(event), event["data"]
+        if name == START_EVENT:
+            total = int(data.get("total") or 0) or total
+            started[int(data.get("index") or 0)] = str(data.get("description", ""))
+        elif name in RESULT_EVENTS and "index" in data:
+            finished.add(int(data["index"]))
+            # LogTestResult names the total num_models
+            total = int(data.get("total") or data.get("num_models") or 0) or total
+    running = tuple(what for index, what in started.items() if index not in finished)
     return ChildProgress(total=total, finished=len(finished), running=running)
 
 
 def error_message(log_file: Path, output: Path | None = None) -> str:
-    """The error that stopped the child: dbt's "Encountered an error:" text, else its node
-    errors, else the last line of its output; "" when it said nothing."""
-    lines = _lines(log_file)
-    for index, line in enumerate(lines):
-        if "Encountered an error:" in line:
-            message = []
-            for following in lines[index + 1 :]:
-                if LOG_LINE.match(following) or following.startswith("Traceback"):
-                    break
-                if following.strip():
-                    message.append(following.strip())
+    """The error that stopped the child: dbt's exception (MainEncounteredError), else its
+    error-level events (node errors, test failures), else the last line of its output; ""
+    when it said nothing."""
+    found = list(events(log_file))
+    for event in found:
+        if _name(event) == ERROR_EVENT:
+            message = " ".join(str(event["data"].get("exc") or "").split())
             if message:
-                return " ".join(message)
-    errors = [line.split("]: ", 1)[-1].strip() for line in lines if "[error]" in line]
+                return message
+    errors = [
+        _message(event)
+        for event in found
+        if event["info"].get("level") == "error" and _name(event) != STACK_TRACE_EVENT
+    ]
     errors = [error for error in errors if error and not error.startswith("Traceback")]
     if errors:
         return " ".join(errors[:3])
@@ -76,15 +140,13 @@ def error_message(log_file: Path, output: Path | None = None) -> str:
     return ""
 
 
-# dbt logs this line after parsing, right before it runs hooks and nodes.
-EXECUTION_MARKER = "Concurrency: "
-
-
 def wait_for_execution(log_file: Path, running: Callable[[], bool], poll_s: float = 0.02) -> float | None:
     """Wait until the child logs that it starts executing (hooks and nodes, after start-up and
-    parsing); return that moment (time.monotonic), or None when the child exited first."""
+    parsing: dbt's ConcurrencyLine event); return that moment (time.monotonic), or None when
+    the child exited first."""
     offset = 0
     pending = ""
+    number = 0
     while True:
         alive = running()
         if log_file.exists():
@@ -93,9 +155,11 @@ def wait_for_execution(log_file: Path, running: Callable[[], bool], poll_s: floa
                 chunk = handle.read()
                 offset = handle.tell()
             pending += chunk
-            if EXECUTION_MARKER in pending:
-                return time.monotonic()
-            pending = pending[-len(EXECUTION_MARKER) :]
+            *complete, pending = pending.split("\n")  # the last piece: a line still being written
+            for line in complete:
+                number += 1
+                if line.strip() and _name(_event(line, log_file, number)) == EXECUTION_EVENT:
+                    return time.monotonic()
         if not alive:
             return None
         time.sleep(poll_s)

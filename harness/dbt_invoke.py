@@ -292,6 +292,11 @@ def build_args(
     if log_level_file:
         # A child process's own log file: what it was doing when killed, why it failed.
         args += ["--log-level-file", log_level_file]
+    # The log file is read as dbt's structured events (harness.childlog), never as its text.
+    # A flag on the command line beats dbt's env vars (DBT_LOG_FORMAT_FILE, and DBT_LOG_FORMAT,
+    # which the file's format follows only when --log-format-file is not given) and the
+    # project's `flags:`, so a user's own log settings cannot turn the file back into text.
+    args += ["--log-format-file", "json"]
     return args
 
 
@@ -389,7 +394,8 @@ def subprocess_command(
 ) -> tuple[list[str], dict[str, str]]:
     """argv and environment to run the same dbt command in a child process (to kill it, or to
     run two at once); read its outcome with `read_run_results(target_path)`, and what it did
-    (or why it failed before writing any result) from `target_path / "logs" / "dbt.log"`."""
+    (or why it failed before writing any result) from `target_path / "logs" / "dbt.log"`, dbt's
+    JSON log (harness.childlog)."""
     argv = [sys.executable, "-c", "from dbt.cli.main import cli; cli()"]
     argv += build_args(
         settings,

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from harness.checks.crash import kill_moments, spread
 from harness.report import render_markdown, render_terminal
 from harness.results import Status
@@ -94,25 +92,3 @@ def test_crash_batches_outside_the_deliveries_are_an_error(workdir: Path) -> Non
     result = run_fixture_check("crash", "correct", workdir, crash_batches=[4])
     assert result.status is Status.ERROR
     assert "batches 1..3" in result.errors[0]
-
-
-@pytest.mark.parametrize(
-    ("lines", "described"),
-    [
-        ([], "before any node started (start-up, parsing or hooks)"),
-        (
-            [
-                "\x1b[0m10:00:00.1 [info ] [Thread-1 (]: 1 of 3 START sql table model main.a ...... [RUN]",
-                "\x1b[0m10:00:00.2 [info ] [Thread-1 (]: 1 of 3 OK created sql table model main.a .... [OK in 0.1s]",
-                "\x1b[0m10:00:00.3 [info ] [Thread-1 (]: 2 of 3 START sql incremental model main.b ...... [RUN]",
-            ],
-            "during sql incremental model main.b (1 of 3 nodes done)",
-        ),
-    ],
-)
-def test_child_log_tells_where_a_build_was_killed(tmp_path: Path, lines: list[str], described: str) -> None:
-    from harness import childlog
-
-    log = tmp_path / "dbt.log"
-    log.write_text("\n".join(lines))
-    assert childlog.progress(log).describe() == described
