@@ -66,7 +66,7 @@ class DbtRun:
     nodes: list[NodeResult]
     error: str | None
     duration_s: float
-    log_excerpt: str = ""  # dbt's own error lines, when the run failed without node errors
+    log_excerpt: str = ""  # dbt's own error events, when the run failed without node errors
     # (the lane's schema, the target's schema) on a server: how its manifest names schemas
     rename: tuple[str, str] | None = None
 

@@ -36,7 +36,8 @@ class Spawned:
 
     @property
     def log_file(self) -> Path:
-        """dbt's own log file of this child (info level): node starts and ends, errors."""
+        """dbt's own log file of this child (JSON events, info level): node starts and ends,
+        errors (read with harness.childlog)."""
         return self.target_path / "logs" / "dbt.log"
 
 
@@ -182,7 +183,7 @@ class Lane:
         """Start dbt in a child process (to kill it mid-build, or to run two at once). Each
         spawn gets its own target path unless `target_name` names one to reuse (children run
         one after another can share one, so partial parsing applies); finish it with
-        `collect`. The child writes dbt's log file at info level (`Spawned.log_file`)."""
+        `collect`. The child writes dbt's JSON log file at info level (`Spawned.log_file`)."""
         self.spawns += 1
         number = self.spawns  # not len(runs): two spawns may be running at once
         target = self.root / (target_name or f"target_spawn_{number:02d}_{command}")

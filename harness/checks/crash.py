@@ -9,9 +9,9 @@ checkpoint after batch j-1, with batches 1..j landed, and the build of batch j i
   before COMMIT (the project has to read the var, e.g. in a post-hook);
 - inside models (`--kill-points`): `dbt build` runs in a child process and gets SIGKILL at a
   seeded random moment (`--seed`). The clean build of the batch is first run in a child too,
-  to measure how long it executes (from dbt's "Concurrency:" log line, after start-up and
-  parsing, to its exit); one moment is drawn in each equal slice of that window and counted
-  from the same log line of the killed child, so the kills land in hooks and models, not in
+  to measure how long it executes (from dbt's ConcurrencyLine event in its JSON log, after
+  start-up and parsing, to its exit); one moment is drawn in each equal slice of that window
+  and counted from the same event of the killed child, so the kills land in hooks and models, not in
   Python start-up, however long parsing takes.
 
 Then the build is repeated in-process (for a kill, DuckDB must recover from its WAL), the state
