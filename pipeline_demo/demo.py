@@ -205,6 +205,7 @@ def _print_next_steps(warehouse: Path, landing: Path) -> None:
         f"  1. query a mart (dbt show --select <mart> shows only an incremental run's new rows):\n"
         f"       {env} .venv/bin/dbt show --inline 'select * from fct_daily_revenue order by revenue_date' "
         f"--limit 20 {landing_var}\n"
+        f"     or every run, the late queue and the marts on one page: make report WAREHOUSE={shown(warehouse)}\n"
         f"  2. browse the models, their columns and lineage:\n"
         f"       {env} .venv/bin/dbt docs generate {landing_var} && .venv/bin/dbt docs serve\n"
         f"  3. prove the pipeline is safe to re-run (retries, replays, crashes, backfills): make harness",

@@ -28,6 +28,8 @@ def test_demo_builds_batch_by_batch_and_prints_tables(tmp_path: Path, capsys) ->
     assert len(list((tmp_path / "landing").glob("*.csv"))) == 4
     assert "next steps:" in out and "dbt show --inline 'select * from fct_daily_revenue" in out
     assert "dbt docs generate" in out and "make harness" in out
+    assert f"on one page: make report WAREHOUSE={tmp_path / 'w.duckdb'}" in out
+    assert "  3. " in out and "  4. " not in out  # the issue's three next steps: a query, dbt docs, the harness
 
 
 def _demo(tmp_path: Path, *args: str) -> int:
