@@ -139,7 +139,7 @@
     own materialization, unchanged. No statement here is transactional: a run that dies
     mid-model leaves the model's progress (its run-log row, written last by its post-hook)
     unrecorded, and the next run recomputes the same keys and partitions and rewrites them
-    (docs/architecture.md, "Spark"). -#}
+    (docs/engines.md, "Spark"). -#}
 {% materialization incremental, adapter='spark', supported_languages=['sql', 'python'] %}
     {%- set strategy = config.get('incremental_strategy') -%}
     {%- set keep_rows = config.get('partition_keep_rows') -%}

@@ -106,7 +106,7 @@
     the files' bytes (content is not selected). Differences, as on Postgres: symlinks are
     followed (kind is always `file`), there is no inode, and no ctime: ctime_ns is null, so no
     inspection is ever reused and every listed file is hashed again on every run (exact,
-    at the cost of reading the landing folder; see docs/architecture.md, "Spark"). Hadoop
+    at the cost of reading the landing folder; see docs/engines.md, "Spark"). Hadoop
     also hides names starting with `_` (like `.`): such a file is not a delivery on Spark.
     mtime has millisecond precision. -#}
 {% macro spark__list_landing(folder) %}
