@@ -14,7 +14,7 @@ Everything listens on 127.0.0.1 only (SPARK_LOCAL_IP, SPARK_MASTER_HOST, the hos
 the command lines, hive.server2.thrift.bind.host), on ports found free at start. Logs, the
 workers' folders, the warehouse and the metastore live under one folder (target/...,
 gitignored). Executors read the landing folder and write the warehouse as local paths: on one
-machine every executor sees them (on a real cluster they are object storage, docs/architecture.md).
+machine every executor sees them (on a real cluster they are object storage, docs/engines.md).
 
 `python -m tests.spark.cluster start DIR` starts it and prints the environment for the
 `spark_thrift` target of profiles.yml (make spark-cluster); `stop DIR` stops what a `start` of

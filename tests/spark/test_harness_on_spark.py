@@ -6,7 +6,7 @@ dbt-spark started in this process. The first test builds one pair of tables on S
 DuckDB, the kinds of difference a diff must see (a duplicated row, NULL = NULL, a NULL moved to
 another column, a changed value, a removed and an added key), and asserts both engines find the
 same. The last one runs the harness's idempotency check on the pipeline on Spark (2 small
-days); `docs/architecture.md` ("Spark") records the other checks' run on Spark, which is too
+days); `docs/engines.md` ("Spark") records the other checks' run on Spark, which is too
 slow for CI.
 """
 

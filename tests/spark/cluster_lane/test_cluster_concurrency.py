@@ -1,5 +1,5 @@
-"""Two builds through the Thrift server at once, on one warehouse (docs/architecture.md,
-"Concurrency", Spark).
+"""Two builds through the Thrift server at once, on one warehouse (docs/engines.md,
+"Concurrency through the Thrift server").
 
 Behind a Thrift server the metastore is the server's, so two dbt processes can run on one
 warehouse together (with the `spark` target the embedded Derby metastore admits one process,

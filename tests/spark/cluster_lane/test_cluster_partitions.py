@@ -1,4 +1,4 @@
-"""The two keyed marts that Spark rewrites by partition (docs/architecture.md, "Spark"):
+"""The two keyed marts that Spark rewrites by partition (docs/engines.md, "Spark"):
 fct_order_items by the item's first event day, quarantined_events by the run that staged the row,
 on the cluster (`--target spark_thrift`): the executors write the partition folders of the
 warehouse, which this test lists.
