@@ -1009,41 +1009,192 @@ def render(results: list[dict], rat: list[dict], mach: dict, a: argparse.Namespa
     return "\n".join(L)
 
 
+# The plot's series: (run key, field, legend, colour, line style). One colour per system; solid = wall
+# time (dbt start-up included), dashed = the time the ratios are judged on (the models' execution_time;
+# for the floor, its time inside DuckDB).
+PLOT_SERIES = [("incremental", "wall_s", "dbt incremental, wall", "C0", "o-"),
+               ("incremental", "model_s", "dbt incremental, models", "C0", "o--"),
+               ("floor", "wall_s", "floor SQL, wall", "C3", "^-"),
+               ("floor", "sql_s", "floor SQL, inside DuckDB", "C3", "^--"),
+               ("full_refresh", "wall_s", "dbt full refresh, wall", "C2", "s-"),
+               ("peer_incremental", "wall_s", "microbatch peer (lookback 3), wall", "C4", "d-"),
+               ("peer_correct", "wall_s", "microbatch peer, window wide enough to be right, wall", "C5", "x-")]
+FLOOR_TARGET = 1.5  # R3: t_inc / t_floor, on model time
+
+
+def floor_ratios(results: list[dict]) -> list[tuple[int, float | None, float | None]]:
+    """(n, t_inc / t_floor on wall time, the same on model time) at every size: R3a and R3b of the
+    ratio table where it judges them, the plot's right panel at every size."""
+    out = []
+    for r in results:
+        inc, fl = r["runs"].get("incremental", {}), r["runs"].get("floor", {})
+        out.append((r["n"], ratio(inc.get("wall_s"), fl.get("wall_s")), ratio(inc.get("model_s"), fl.get("sql_s"))))
+    return out
+
+
+def plain_log_ticks(axis, ticker) -> None:
+    """Label a log axis 1, 2, 5, 10, 20 ... as plain numbers (not 2x10^0)."""
+    axis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(ticker.FuncFormatter(lambda v, _pos: f"{v:,.10g}"))
+    axis.set_minor_locator(ticker.NullLocator())
+
+
 def make_plot(results: list[dict], path: Path) -> bool:
+    """Left: the seconds of each step against history size. Right: t_inc / t_floor (R3), the ratio the
+    page judges the incremental run by, against its target. Both x axes: the sizes measured."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        import matplotlib.ticker
+        import matplotlib.ticker as ticker
     except ImportError:
         return False
     xs = [r["n"] for r in results]
-    fig, ax = plt.subplots(figsize=(8, 5))
-    series = [("incremental", "wall_s", "dbt incremental (wall)", "o-"),
-              ("incremental", "model_s", "dbt incremental (models)", "o--"),
-              ("full_refresh", "wall_s", "dbt full refresh (wall)", "s-"),
-              ("floor", "wall_s", "floor SQL (wall)", "^-"),
-              ("peer_incremental", "wall_s", "microbatch peer incremental (wall)", "d-"),
-              ("peer_correct", "wall_s", "microbatch peer, window wide enough to be right (wall)", "x-")]
-    for key, field, name, style in series:
-        pts = [(r["n"], r["runs"][key][field]) for r in results if key in r["runs"]]
-        if pts:
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], style, label=name)
-    ax.set_xscale("log")
+    fig, (ax, rx) = plt.subplots(1, 2, figsize=(12, 5.4), gridspec_kw={"width_ratios": [3, 2]})
+    for key, field, name, colour, style in PLOT_SERIES:
+        pts = [(r["n"], r["runs"][key][field]) for r in results if r["runs"].get(key, {}).get(field) is not None]
+        if pts:  # hollow markers: the judged times (dashed)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], style, color=colour, label=name,
+                    markerfacecolor="white" if "--" in style else colour)
     ax.set_yscale("log")
-    ax.set_xlabel("history size (events)")
-    ax.set_ylabel("seconds")
-    ax.set_title(f"rerun_safe: cost of one {results[0]['events_per_day']:,}-event batch against history size")
-    ax.set_xticks(xs)
-    ax.set_xticklabels([r["label"] for r in results])
-    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    plain_log_ticks(ax.yaxis, ticker)
+    shown_s = [y for line in ax.get_lines() for y in line.get_ydata()]
+    if shown_s:  # from the 1-2-5 tick below the fastest step to the one above the slowest: a label at each end
+        steps = [m * 10.0 ** e for e in range(-3, 7) for m in (1, 2, 5)]
+        ax.set_ylim(max(v for v in steps if v <= min(shown_s)), min(v for v in steps if v >= max(shown_s) * 1.05))
+    ax.set_ylabel("seconds (log scale)")
+    ax.set_title("Seconds per run\n(solid: wall time; dashed, hollow: model time, on which the ratios are judged)",
+                 fontsize=10)
+    ax.legend(fontsize=8, loc="upper left")
+
+    fr = floor_ratios(results)
+    for idx, name, style, face, dy in ((2, "on model time (judged)", "o--", "white", -15),
+                                       (1, "on wall time (dbt start-up included)", "o-", "C0", 7)):
+        pts = [(x[0], x[idx]) for x in fr if x[idx] is not None]
+        if not pts:
+            continue
+        rx.plot([p[0] for p in pts], [p[1] for p in pts], style, color="C0", markerfacecolor=face,
+                label=f"t_inc / t_floor, {name}")
+        for n, v in pts:
+            rx.annotate(f"{v:.2f}", (n, v), textcoords="offset points", xytext=(0, dy), ha="center", fontsize=9)
+    rx.axhline(FLOOR_TARGET, color="C3", ls=":", label=f"target (R3): <= {FLOOR_TARGET:g} on model time")
+    rx.axhline(1.0, color="0.4", lw=0.8, label="1 = as fast as the floor")
+    judged = [x[2] for x in fr if x[2] is not None]
+    shown = judged + [x[1] for x in fr if x[1] is not None]
+    rx.set_ylim(0, max([FLOOR_TARGET, *shown]) * 1.25)
+    rx.set_ylabel("dbt incremental / floor SQL")
+    if judged:
+        met = all(v <= FLOOR_TARGET for v in judged)
+        span = f"{min(judged):.2f}" if len(judged) == 1 else f"{min(judged):.2f}-{max(judged):.2f}"
+        rx.set_title(f"Ratio to the floor (R3), on model time:\n{span}, "
+                     + ("within" if met else "not within") + f" the {FLOOR_TARGET:g} target")
+    else:
+        rx.set_title("Ratio to the floor (R3)")
+    rx.legend(fontsize=8, loc="lower right")
+    for a_ in (ax, rx):
+        a_.set_xscale("log")
+        a_.set_xticks(xs)
+        a_.set_xticklabels([r["label"] for r in results])
+        a_.xaxis.set_minor_locator(ticker.NullLocator())
+        a_.set_xlim(min(xs) / 1.5, max(xs) * 1.5)
+        a_.set_xlabel("history size (events, log scale)")
+        a_.grid(True, which="major", alpha=0.3)
+    fig.suptitle(f"rerun_safe: the cost of one {results[0]['events_per_day']:,}-event daily batch against "
+                 "history size (one run per size)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return True
+
+
+# --------------------------------------------------------------------------- replot from a page
+
+# size_table's step keys; the floors' "model s" column is their time inside DuckDB (sql_s)
+PAGE_STEPS = ("history_build", "incremental", "full_refresh", "floor", "floor_full", "peer_history",
+              "peer_incremental", "peer_correct")
+# the t_<name>(<size>) of the ratio table's names, by run key
+PAGE_RATIO_TERMS = {"inc": "incremental", "full": "full_refresh", "floor": "floor", "one_pass_floor": "floor_full",
+                    "microbatch": "peer_incremental", "microbatch_correct": "peer_correct"}
+
+
+def _page_number(cell: str) -> float | None:
+    cell = cell.strip().strip("*")
+    return None if cell in ("-", "") else float(cell.replace(",", ""))
+
+
+def _page_section(text: str, title: str) -> str:
+    if f"\n## {title}\n" not in text:
+        raise ValueError(f"no section '## {title}' in the page: not one bench/run.py wrote")
+    return text.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def results_from_page(text: str) -> list[dict]:
+    """The `results` make_plot draws, rebuilt from a page render() wrote: each size's heading,
+    its days x events line and its step table (wall s, model s), the figures as the page shows them."""
+    results = []
+    for block in re.split(r"^### ", _page_section(text, "Results per size"), flags=re.M)[1:]:
+        head = re.match(r"N = (\S+) events \(([\d,]+)\)", block)
+        days = re.search(r"^(\d+) history days x ([\d,]+) events;", block, flags=re.M)
+        if not head or not days:
+            raise ValueError(f"cannot read the size heading or its days line: {block[:80]!r}")
+        runs: dict[str, dict] = {}
+        for line in block.splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) == 8 and cells[0] in PAGE_STEPS:
+                inside = "sql_s" if cells[0] in ("floor", "floor_full") else "model_s"
+                runs[cells[0]] = {"wall_s": _page_number(cells[2]), inside: _page_number(cells[3])}
+        results.append({"n": int(head[2].replace(",", "")), "label": head[1], "days": int(days[1]),
+                        "events_per_day": int(days[2].replace(",", "")), "runs": runs})
+    if not results:
+        raise ValueError("no '### N = ... events' table under '## Results per size'")
+    return results
+
+
+def page_ratio_check(results: list[dict], text: str) -> tuple[int, list[str]]:
+    """Recompute from `results` every ratio of the page's ratio table that is a quotient of two step
+    times (R1, R1f, R2, R3a/b, RF, R4...) and compare with the page: (how many figures agree, the
+    ones that do not). The page's ratios come from unrounded times, ours from its tables' times
+    rounded to 0.01 s, so they may differ by what that rounding allows."""
+    by_label = {r["label"]: r for r in results}
+    agree, wrong = 0, []
+    for line in _page_section(text, "Ratios").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        m = re.match(r"t_(\w+)\((\w+)\) / t_(\w+)\((\w+)\)", cells[1]) if len(cells) == 6 else None
+        if not m or m[1] not in PAGE_RATIO_TERMS or m[3] not in PAGE_RATIO_TERMS:
+            continue
+        num = by_label[m[2]]["runs"].get(PAGE_RATIO_TERMS[m[1]], {})
+        den = by_label[m[4]]["runs"].get(PAGE_RATIO_TERMS[m[3]], {})
+        for cell, field in ((cells[2], "wall_s"), (cells[3], "model")):
+            page = _page_number(cell)
+            f_num = field if field == "wall_s" else ("sql_s" if "sql_s" in num else "model_s")
+            f_den = field if field == "wall_s" else ("sql_s" if "sql_s" in den else "model_s")
+            ours = ratio(num.get(f_num), den.get(f_den))
+            if page is None and ours is None:
+                continue
+            # the bound: both times rounded to 0.005, the page's ratio to 0.005
+            slack = 0.005 + (ours or 0) * (0.005 / (num.get(f_num) or 1) + 0.005 / (den.get(f_den) or 1)) + 1e-9
+            if page is None or ours is None or abs(ours - page) > slack:
+                wrong.append(f"{cells[0]} {field}: page {cell}, from its tables {fmt(ours)}")
+            else:
+                agree += 1
+    return agree, wrong
+
+
+def replot_from_page(page: Path, plot: Path) -> list[dict]:
+    """Redraw the PNG of a page bench/run.py wrote from the page's own figures (nothing is run):
+    the same make_plot a bench run calls. Refuses when the page's ratios disagree with its tables."""
+    text = page.read_text()
+    results = results_from_page(text)
+    agree, wrong = page_ratio_check(results, text)
+    if wrong or not agree:
+        raise ValueError(f"{page}: the ratios recomputed from its tables disagree with its ratio table: "
+                         + ("; ".join(wrong) or "no ratio to compare"))
+    if not make_plot(results, plot):
+        raise RuntimeError("matplotlib is not installed: no plot")
+    log(f"replotted {plot} from {page}: sizes {', '.join(r['label'] for r in results)}; "
+        f"{agree} ratio figures equal the page's")
+    return results
 
 
 def print_summary(results: list[dict], rat: list[dict]) -> None:
@@ -1105,7 +1256,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--render-only", action="store_true",
                    help="do not measure: re-render --doc and the plot from --out/results.json")
     p.add_argument("--keep-deliveries", action="store_true", help="keep generated deliveries for a re-run")
+    p.add_argument("--replot-from", type=Path, default=None, metavar="PAGE",
+                   help="do not measure: redraw the PNG of a page this script wrote (docs/benchmarks.md) from "
+                        "the page's own tables, to --plot (default: next to the page)")
     a = p.parse_args(argv)
+    if a.replot_from is not None:
+        replot_from_page(a.replot_from, Path(a.plot) if a.plot else a.replot_from.with_suffix(".png"))
+        return 0
     if a.quick:
         if a.sizes == p.get_default("sizes"):
             a.sizes = "1000000,3000000"
