@@ -21,6 +21,11 @@ One process on this machine, the generator and dbt invocations of bench/run.py:
 
 Writes ``--out``/drift.json and the Markdown report ``--doc`` (docs/benchmarks-drift.md, which
 docs/benchmarks.md includes) with a PNG plot next to it. Nothing here asserts a timing.
+
+    .venv/bin/python bench/drift.py --replot-from docs/benchmarks-drift.md   # redraw its PNG, run nothing
+
+redraws the plot from the page's own tables (drift.json is not kept), refusing a page whose per-run
+table does not give its Result table.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import dataclasses
 import datetime as dt
 import json
 import os
+import re
 import shutil
 import statistics
 import sys
@@ -258,28 +264,134 @@ def render(d: dict, mach: dict, plot: Path | None) -> str:
 
 
 def make_plot(d: dict, path: Path) -> bool:
+    """Left: t_inc of every daily run, with the means the drift compares. Right, when the layout test
+    ran: the two days after the runs on both copies, as-is and compacted, side by side: what the
+    compaction bought. Its own panel: those days come after every run, on a larger history."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import MaxNLocator
     except ImportError:
         return False
-    runs = d["runs"]
-    fig, ax = plt.subplots(figsize=(8, 4))
-    ax.plot([r["run"] for r in runs], [r["model_s"] for r in runs], "o-", ms=3, label="t_inc (model-s)")
-    if "next_pairs" in d:
-        ax.axhline(d["next_compacted"]["model_s"], color="g", ls="--", label="next 2 batches after compaction (mean)")
-        ax.axhline(d["next_as_is"]["model_s"], color="r", ls=":", label="next 2 batches as-is (mean)")
-    ax.set_xlabel("consecutive daily run")
-    ax.set_ylabel("seconds")
-    ax.set_ylim(bottom=0)
+    runs, s = d["runs"], summary(d)
+    pairs = d.get("next_pairs") or []
+    if pairs:
+        fig, (ax, cx) = plt.subplots(1, 2, figsize=(12, 5), sharey=True, gridspec_kw={"width_ratios": [3, 1]})
+    else:
+        fig, ax = plt.subplots(figsize=(11, 5))
+    xs = [r["run"] for r in runs]
+    ax.plot(xs, [r["model_s"] for r in runs], "o-", ms=3, lw=1, color="C0", label="t_inc of each run")
+    k = s["k"]
+    for grp, mean, where in ((xs[:k], s["first"], "first"), (xs[-k:], s["last"], "last")):
+        ax.plot([grp[0], grp[-1]], [mean, mean], color="k", lw=3, solid_capstyle="butt",
+                label=f"mean of the first and last {k} runs" if where == "first" else None)
+        ax.annotate(f"mean {mean:.2f} s", (statistics.mean(grp), mean), textcoords="offset points",
+                    xytext=(0, -30), ha="center", fontsize=9, bbox={"fc": "white", "ec": "k", "lw": 0.5},
+                    arrowprops={"arrowstyle": "-", "lw": 0.5})
+    ax.set_xlabel(f"daily run (each lands one more day of {d['events_per_day']:,} events, then `dbt run`)")
+    ax.set_ylabel("t_inc, model seconds (sum of the models' execution_time)")
+    ax.set_ylim(bottom=0, top=max([r["model_s"] for r in runs]
+                                  + [x[c]["model_s"] for x in pairs for c in ("as_is", "compact")]) * 1.15)
+    ax.set_title(f"{len(runs)} runs on a {bench.label(d['history_events'])}-event history that grows by one day "
+                 f"a run:\nt_inc drifts {pct(s['drift'])} (last {k} / first {k} - 1; threshold {DRIFT_TARGET * 100:.0f} %)",
+                 fontsize=10)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="lower right")
+    if pairs:
+        width = 0.38
+        for i, x in enumerate(pairs):
+            for j, (c, name, colour) in enumerate((("as_is", "as-is", "C1"), ("compact", "compacted", "C2"))):
+                v = x[c]["model_s"]
+                at = i + (j - 0.5) * width
+                cx.bar(at, v, width, color=colour)
+                cx.annotate(f"{v:.2f}", (at, v), textcoords="offset points", xytext=(0, 3), ha="center", fontsize=8)
+                cx.text(at, v * 0.04, name, rotation=90, ha="center", va="bottom", color="white", fontsize=9)
+        cx.set_xticks(range(len(pairs)))
+        cx.set_xticklabels([f"{x['day']}\n({x['first'].replace('_', '-')} first)" for x in pairs], fontsize=8)
+        cx.set_xlabel(f"the {len(pairs)} days after run {len(runs)}, on both copies")
+        gain = s["layout"]
+        cx.set_title(("compaction buys " + pct(gain).lstrip("+") if gain is not None and gain > 0 else
+                      "compaction buys nothing: " + pct(gain))
+                     + "\n(as-is / compacted - 1, mean of both days)", fontsize=10)
+        cx.grid(True, axis="y", alpha=0.3)
+    verdict = ("within the threshold: no compaction step needed" if s["drift"] is not None
+               and s["drift"] <= DRIFT_TARGET else "past the threshold")
+    fig.suptitle(f"rerun_safe: incremental cost over {len(runs)} consecutive daily batches, {verdict}")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return True
+
+
+def _number(cell: str) -> float:
+    return float(cell.strip().strip("*").replace(",", ""))
+
+
+def drift_from_page(text: str) -> dict:
+    """The `d` make_plot draws, rebuilt from a page render() wrote: the history from its Method, every
+    run from its per-run table, the layout test from its Result table, figures as the page shows them."""
+    hist = re.search(r"A history of ([\d,]+) events \((\d+) days x ([\d,]+), seed (\d+)", text)
+    if not hist:
+        raise ValueError("no 'A history of N events (D days x E, seed S' in the page's Method")
+    d: dict = {"history_events": int(hist[1].replace(",", "")), "history_days": int(hist[2]),
+               "events_per_day": int(hist[3].replace(",", "")), "seed": int(hist[4]), "runs": []}
+    per_run = text.split("\nPer run (", 1)[-1] if "\nPer run (" in text else ""
+    for m in re.finditer(r"^\| (\d+) \| (\d{4}-\d\d-\d\d) \| ([\d.,]+) \| ([\d,]+) \| ([\d,]+) \|$", per_run,
+                         flags=re.M):
+        d["runs"].append({"run": int(m[1]), "day": m[2], "model_s": _number(m[3]), "rows": int(_number(m[4])),
+                          "peak_rss_mb": _number(m[5])})
+    if not d["runs"]:
+        raise ValueError("no row in the page's per-run table")
+    pairs = []
+    for m in re.finditer(r"^\| next day (\d{4}-\d\d-\d\d) \((as-is|compact) first\): as-is / compacted \| "
+                         r"([\d.,]+) / ([\d.,]+) model-s \|$", text, flags=re.M):
+        pairs.append({"day": m[1], "first": m[2].replace("-", "_"), "as_is": {"model_s": _number(m[3])},
+                      "compact": {"model_s": _number(m[4])}})
+    if pairs:
+        d["next_pairs"] = pairs
+        d["next_as_is"] = {"model_s": statistics.mean(x["as_is"]["model_s"] for x in pairs)}
+        d["next_compacted"] = {"model_s": statistics.mean(x["compact"]["model_s"] for x in pairs)}
+    return d
+
+
+def page_summary_check(d: dict, text: str) -> tuple[int, list[str]]:
+    """summary() of `d` against the page's Result table: the means, the drift, the per-row drift and
+    the layout's share, each as the page formats it. (How many agree, the ones that do not.)"""
+    s, n = summary(d), len(d["runs"])
+    fmt = bench.fmt
+    want = [(f"| t_inc, mean of runs 1-{s['k']} | ", f"{fmt(s['first'])} model-s |"),
+            (f"| t_inc, mean of runs {n - s['k'] + 1}-{n} | ", f"{fmt(s['last'])} model-s |"),
+            ("| **drift** of t_inc, last / first - 1 | ", f"**{pct(s['drift'])}** |"),
+            ("| the same per loaded row (us per row) | ",
+             f"{fmt(s['per_row_first'])} -> {fmt(s['per_row_last'])} ({pct(s['drift_per_row'])}) |")]
+    if "next_pairs" in d:
+        want.append(("| **layout's share**: as-is / compacted - 1 (mean of both days) | ", f"**{pct(s['layout'])}** |"))
+    agree, wrong = 0, []
+    for head, value in want:
+        line = next((ln for ln in text.splitlines() if ln.startswith(head)), None)
+        if line == head + value:
+            agree += 1
+        else:
+            wrong.append(f"page {line!r}, from its per-run table {head + value!r}")
+    return agree, wrong
+
+
+def replot_from_page(page: Path, plot: Path) -> dict:
+    """Redraw the PNG of a page this script wrote from the page's own figures (nothing is run), with
+    the make_plot a bench run calls; refuses when the summary of its per-run table is not the page's."""
+    text = page.read_text()
+    d = drift_from_page(text)
+    agree, wrong = page_summary_check(d, text)
+    if wrong:
+        raise ValueError(f"{page}: its per-run table does not give its Result table: " + "; ".join(wrong))
+    if not make_plot(d, plot):
+        raise RuntimeError("matplotlib is not installed: no plot")
+    bench.log(f"replotted {plot} from {page}: {len(d['runs'])} runs, {len(d.get('next_pairs', []))} next days; "
+              f"{agree} summary figures equal the page's")
+    return d
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -295,13 +407,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--doc", default=str(bench.ROOT / "docs" / "benchmarks-drift.md"), help="Markdown report")
     p.add_argument("--keep", action="store_true", help="keep the warehouses and the landing folder")
     p.add_argument("--render-only", action="store_true", help="re-render --doc from --out/drift.json")
+    p.add_argument("--replot-from", type=Path, default=None, metavar="PAGE",
+                   help="do not measure: redraw the PNG next to a page this script wrote "
+                        "(docs/benchmarks-drift.md) from the page's own tables, to --plot")
+    p.add_argument("--plot", default=None, help="PNG plot (default: next to --doc, or to --replot-from's page)")
     a = p.parse_args(argv)
+    if a.replot_from is not None:
+        replot_from_page(a.replot_from, Path(a.plot) if a.plot else a.replot_from.with_suffix(".png"))
+        return 0
     if a.history < 1 or a.runs < 2 or a.batch_events < 1 or a.wide < 0:
         p.error("--history, --batch-events must be positive, --runs at least 2, --wide at least 0")
     a.out = str(Path(a.out).resolve())
     Path(a.out).mkdir(parents=True, exist_ok=True)
     doc = Path(a.doc).resolve()
-    plot = doc.with_suffix(".png")
+    plot = Path(a.plot).resolve() if a.plot else doc.with_suffix(".png")
     env = dict(os.environ, DBT_SEND_ANONYMOUS_USAGE_STATS="false")
     env.setdefault("DBT_DUCKDB_MEMORY_LIMIT", "8GB")
     env["PYTHONPATH"] = str(bench.ROOT) + os.pathsep + env.get("PYTHONPATH", "")

@@ -23,6 +23,11 @@ Every dbt invocation is a subprocess: wall time, peak RSS (getrusage of a small 
 ``execution_time`` from run_results.json and per-statement times from dbt's JSON debug log.
 Writes ``--out``/results.json, the Markdown report ``--doc`` and a PNG plot next to it. Ratios are
 reported against their targets; nothing here asserts a timing.
+
+    .venv/bin/python bench/run.py --replot-from docs/benchmarks.md   # redraw benchmarks.png, run nothing
+
+redraws the plot from the page's own step tables (results.json is not kept), refusing a page whose
+ratio table does not follow from them.
 """
 
 from __future__ import annotations
