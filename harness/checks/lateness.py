@@ -213,28 +213,46 @@ def _histogram_path(options: Options) -> Path | None:
 
 
 def write_histogram(hours: list[float], allowed: float, covering: float, share: float, path: Path) -> None:
+    """Rows by lateness on a log axis, those later than the watermark (the rows that would wait in
+    the correction queue) in orange, the watermark and the lateness that covers `share` marked."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker as ticker
     import numpy as np
 
     floor = 1 / 60  # rows on time or early are drawn at one minute: a log axis has no zero
-    values = np.clip(np.asarray(hours, dtype=float), floor, None)
+    raw = np.asarray(hours, dtype=float)
+    values = np.clip(raw, floor, None)
+    late = raw > allowed  # the check's rule: later than the watermark, not at it
     upper = max(float(values.max()), allowed, covering, floor * 10)
     bins = np.logspace(math.log10(floor), math.log10(upper * 1.05), 40)
     figure, axis = plt.subplots(figsize=(8, 4.5))
     try:
-        axis.hist(values, bins=bins.tolist(), color="#4c72b0")
+        axis.hist(
+            [values[~late], values[late]],
+            bins=bins.tolist(),
+            stacked=True,
+            color=["#4c72b0", "#dd8452"],
+            label=[f"within the watermark: {int((~late).sum()):,}", f"later, would wait: {int(late.sum()):,}"],
+        )
         axis.set_xscale("log")
+        axis.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _pos: f"{v:,.10g}"))
+        axis.xaxis.set_minor_formatter(ticker.NullFormatter())
+        axis.yaxis.set_major_locator(ticker.MaxNLocator(integer=True))  # rows: whole numbers
+        axis.yaxis.set_major_formatter(ticker.StrMethodFormatter("{x:,.0f}"))
         axis.axvline(allowed, color="#c44e52", linestyle="--", label=f"watermark {allowed:g} h")
         axis.axvline(
             max(covering, floor), color="#55a868", linestyle=":", label=f"covers {share:.1%}: {covering:.1f} h"
         )
-        axis.set_xlabel("lateness (ingested_at - event_time), hours, log scale")
+        axis.set_xlabel("lateness (ingested_at - event_time), hours, log scale (on time or early: at 1 minute)")
         axis.set_ylabel("rows")
-        axis.set_title(f"Lateness of {len(hours)} rows")
-        axis.legend()
+        axis.set_title(
+            f"Lateness of {len(hours):,} rows: {int(late.sum()) / max(1, len(hours)):.1%} later than "
+            f"the {allowed:g} h watermark"
+        )
+        axis.legend(fontsize="small")
         path.parent.mkdir(parents=True, exist_ok=True)
         figure.savefig(path, dpi=100, bbox_inches="tight")
     finally:
