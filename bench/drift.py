@@ -295,8 +295,8 @@ def make_plot(d: dict, path: Path) -> bool:
     ax.set_ylim(bottom=0, top=max([r["model_s"] for r in runs]
                                   + [x[c]["model_s"] for x in pairs for c in ("as_is", "compact")]) * 1.15)
     ax.set_title(f"{len(runs)} runs on a {bench.label(d['history_events'])}-event history that grows by one day "
-                 f"a run:\nt_inc drifts {pct(s['drift'])} (last {k} / first {k} - 1; threshold {DRIFT_TARGET * 100:.0f} %)",
-                 fontsize=10)
+                 f"a run:\nt_inc drifts {pct(s['drift'])} (last {k} / first {k} - 1; "
+                 f"threshold {DRIFT_TARGET * 100:.0f} %)", fontsize=10)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")

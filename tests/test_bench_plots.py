@@ -43,7 +43,7 @@ def test_size_page_with_a_figure_that_disagrees_with_its_ratios_is_refused(tmp_p
     assert text.count(row) == 1
     page = tmp_path / "benchmarks.md"
     page.write_text(text.replace(row, row.replace("6.90", "9.90")))
-    with pytest.raises(ValueError, match="disagree with its ratio table: .*R3a model"):
+    with pytest.raises(ValueError, match=r"disagree with its ratio table: .*R3a model"):
         run.replot_from_page(page, tmp_path / "plot.png")
     assert not (tmp_path / "plot.png").exists()
 
