@@ -1,5 +1,59 @@
-"""rerun_safe harness: prove that re-running a dbt project is safe."""
+"""rerun_safe harness: prove that re-running a dbt project is safe.
+
+The public API is what this module exports (`__all__`); every other module of the package is
+internal and may change in any release (outside harness/ and its tests, ruff's banned-api rule
+TID251 refuses imports of them: pyproject.toml). harness/README.md, "Using the harness from
+Python", shows it in use.
+
+- `diff_tables`: two relations of one DuckDB connection compared as every check compares them;
+- `run_checks`: checks run on a dbt project as `rerun-safe` runs them, returned as a RunResult;
+- the result types they return, and the errors `run_checks` raises where `rerun-safe` exits 2;
+- for a project's own tools that drive dbt the way the harness does (pipeline_demo): the dbt
+  flags and settings, deliveries, warehouse snapshots, the manifest and identifier quoting.
+"""
 
 # The one version of a release: the harness (rerun-safe --version, the package metadata through
 # pyproject.toml) and both dbt_project.yml files carry it; tests/test_release.py checks they agree.
 __version__ = "0.1.0"
+
+from harness.api import RunResult, UsageError, diff_tables, run_checks  # noqa: E402
+from harness.cli import dbt_arguments, dbt_settings  # noqa: E402
+from harness.dbt_invoke import DbtError, DbtRun, DbtSettings, invoke  # noqa: E402
+from harness.deliveries import DEFAULT_BATCH_PATTERN, Batch, discover_batches, land  # noqa: E402
+from harness.project import Project, load_manifest  # noqa: E402
+from harness.results import CheckResult, Comparison, NotJudged, Status, TableDiff, Trial  # noqa: E402
+from harness.session import NothingSelected  # noqa: E402
+from harness.sql import quote  # noqa: E402
+from harness.target import Refused  # noqa: E402
+from harness.warehouse import Snapshot, take_snapshot  # noqa: E402
+
+__all__ = [
+    "DEFAULT_BATCH_PATTERN",
+    "Batch",
+    "CheckResult",
+    "Comparison",
+    "DbtError",
+    "DbtRun",
+    "DbtSettings",
+    "NotJudged",
+    "NothingSelected",
+    "Project",
+    "Refused",
+    "RunResult",
+    "Snapshot",
+    "Status",
+    "TableDiff",
+    "Trial",
+    "UsageError",
+    "__version__",
+    "dbt_arguments",
+    "dbt_settings",
+    "diff_tables",
+    "discover_batches",
+    "invoke",
+    "land",
+    "load_manifest",
+    "quote",
+    "run_checks",
+    "take_snapshot",
+]

@@ -7,25 +7,20 @@ Exit status: 0 when every check passed, 1 when a check failed, 2 when a check co
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import duckdb
 import yaml
 
 from harness import __version__, checks
+from harness.api import UsageError, dbt_settings_for, execute
 from harness.dbt_invoke import DbtError, DbtSettings
 from harness.deliveries import DEFAULT_BATCH_PATTERN
-from harness.report import overall_exit_code, render_terminal, selection_lines, write_junit, write_markdown
-from harness.results import CheckResult, Status
-from harness.runner import run_checks
-from harness.session import NothingSelected, open_session
+from harness.report import overall_exit_code, render_terminal, write_junit, write_markdown
 from harness.target import Refused
 
 
@@ -191,6 +186,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
 def _progress(quiet: bool, started: float) -> Callable[[str], None]:
     def report(message: str) -> None:
         if not quiet:
@@ -202,35 +201,23 @@ def _progress(quiet: bool, started: float) -> Callable[[str], None]:
 def dbt_settings(args: argparse.Namespace) -> DbtSettings | None:
     """The `DbtSettings` of parsed `dbt_arguments()`; None (after saying why on stderr) when
     they do not describe a usable project."""
-    project_dir = args.project_dir.resolve()
-    if not (project_dir / "dbt_project.yml").exists():
-        print(f"rerun-safe: no dbt_project.yml in {project_dir}", file=sys.stderr)
-        return None
-    profiles_dir = args.profiles_dir
-    if profiles_dir is None and (project_dir / "profiles.yml").exists():
-        profiles_dir = project_dir
-    if getattr(args, "defer", False) and getattr(args, "state", None) is None:
-        print("rerun-safe: --defer needs --state DIR", file=sys.stderr)
-        return None
-    if getattr(args, "state", None) is not None and not (args.state / "manifest.json").exists():
-        print(
-            f"rerun-safe: --state {args.state} has no manifest.json (dbt parse --target-path DIR makes one)",
-            file=sys.stderr,
+    try:
+        return dbt_settings_for(
+            args.project_dir,
+            profiles_dir=args.profiles_dir,
+            target=args.target,
+            vars=args.vars,
+            landing_var=args.landing_var,
+            show_dbt_output=args.show_dbt_output,
+            exclude=tuple(getattr(args, "exclude", ()) or ()),
+            unit_tests=bool(getattr(args, "unit_tests", False)),
+            state=getattr(args, "state", None),
+            defer=bool(getattr(args, "defer", False)),
+            threads=getattr(args, "threads", None),
         )
+    except UsageError as exc:
+        print(f"rerun-safe: {exc}", file=sys.stderr)
         return None
-    return DbtSettings(
-        project_dir=project_dir,
-        profiles_dir=profiles_dir.resolve() if profiles_dir else None,
-        target=args.target,
-        vars=args.vars,
-        landing_var=args.landing_var,
-        show_dbt_output=args.show_dbt_output,
-        exclude=tuple(getattr(args, "exclude", ()) or ()),
-        unit_tests=bool(getattr(args, "unit_tests", False)),
-        state=args.state.resolve() if getattr(args, "state", None) else None,
-        defer=bool(getattr(args, "defer", False)),
-        threads=getattr(args, "threads", None),
-    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -251,64 +238,34 @@ def main(argv: Sequence[str] | None = None) -> int:
                 skipped[check.NAME] = "skipped by --skip"
             elif args.only and check.NAME not in args.only:
                 skipped[check.NAME] = "left out by --only"
-    if args.work_dir is not None:
-        args.work_dir.mkdir(parents=True, exist_ok=True)
-    workdir = Path(tempfile.mkdtemp(prefix="rerun-safe-", dir=args.work_dir))
-    started = time.monotonic()
-    if args.split_source:
-        from harness.split import split_sources
-
-        if args.deliveries is not None or not args.by:
-            print("rerun-safe: --split-source needs --by COLUMN and replaces --deliveries", file=sys.stderr)
-            shutil.rmtree(workdir, ignore_errors=True)
-            return 2
-        try:
-            args.deliveries = split_sources(
-                settings.project_dir, args.split_source, args.by, args.batches, workdir / "split_deliveries"
-            )
-        except (ValueError, duckdb.Error) as exc:
-            print(f"rerun-safe: {exc}", file=sys.stderr)
-            shutil.rmtree(workdir, ignore_errors=True)
-            return 2
-    ctx = None
     try:
-        try:
-            ctx = open_session(
-                settings,
-                workdir,
-                select=tuple(args.select),
-                deliveries=args.deliveries.resolve() if args.deliveries else None,
-                batch_pattern=args.batch_pattern,
-                sample_size=args.sample_size,
-                progress=_progress(args.quiet, started),
-                options=vars(args),
-                load_sources=args.load_sources,
-            )
-        except Refused as exc:
-            print(f"rerun-safe: refused, nothing was built: {exc}", file=sys.stderr)
-            return 2
-        except NothingSelected as exc:
-            if not any("state:" in selector for selector in args.select):
-                print(f"rerun-safe: {exc}", file=sys.stderr)
-                return 2
-            # A pull request that changed no model: nothing to check is not an error.
-            reason = f"no node changed: {exc}"
-            results = [CheckResult(name=c.NAME, status=Status.SKIPPED, reason=reason) for c in selected]
-        except DbtError as exc:
-            print(f"rerun-safe: {exc}", file=sys.stderr)
-            return 2
-        else:
-            results = run_checks(selected, ctx, skipped=skipped, named=named)
-    finally:
-        if ctx is not None:  # a server's scratch schemas (harness.stores)
-            ctx.store.close(keep=args.keep_work_dir)
-            if args.keep_work_dir and ctx.store.adapter != "duckdb":
-                print(f"scratch schemas kept: {getattr(ctx.store, 'prefix', '')}_*", file=sys.stderr)
-        if args.keep_work_dir:
-            print(f"work folder kept: {workdir}", file=sys.stderr)
-        else:
-            shutil.rmtree(workdir, ignore_errors=True)
-    preamble = selection_lines(ctx)
+        run = execute(
+            settings,
+            selected,
+            named=named,
+            skipped=skipped,
+            select=args.select,
+            deliveries=args.deliveries,
+            split_source=args.split_source or (),
+            split_by=args.by or (),
+            split_batches=args.batches,
+            batch_pattern=args.batch_pattern,
+            load_sources=args.load_sources,
+            sample_size=args.sample_size,
+            options=vars(args),
+            work_dir=args.work_dir,
+            keep_work_dir=args.keep_work_dir,
+            progress=_progress(args.quiet, time.monotonic()),
+            notice=_stderr,
+        )
+    except Refused as exc:
+        print(f"rerun-safe: refused, nothing was built: {exc}", file=sys.stderr)
+        return 2
+    except (UsageError, DbtError) as exc:  # NothingSelected is a DbtError
+        print(f"rerun-safe: {exc}", file=sys.stderr)
+        return 2
+    results = run.results
+    preamble = run.selection
     print(render_terminal(results, preamble))
     if args.junit:
         write_junit(results, args.junit)

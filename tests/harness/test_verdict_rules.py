@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import duckdb
 import pytest
 
-from harness import cli
+from harness import api, cli
 from harness.checks import crash
 from harness.compare import Purpose, compare_snapshots
 from harness.context import CheckContext, finish
@@ -482,7 +482,8 @@ def test_a_check_that_raises_or_does_not_apply_when_named_is_an_error(tmp_path: 
 
 @pytest.fixture
 def fake_session(tmp_path: Path, monkeypatch):
-    """cli.main with open_session and run_checks replaced: what it was asked, what it returns."""
+    """cli.main with open_session and run_checks replaced (in harness.api, the one path of the
+    CLI and of harness.run_checks): what it was asked, what it returns."""
     seen: dict = {}
 
     def open_session(settings, workdir, **kwargs):
@@ -494,8 +495,8 @@ def fake_session(tmp_path: Path, monkeypatch):
         seen.update(names=[c.NAME for c in selected], skipped=dict(skipped or {}), named=named)
         return list(seen.get("results", [CheckResult(name=c.NAME, status=Status.PASS) for c in selected]))
 
-    monkeypatch.setattr(cli, "open_session", open_session)
-    monkeypatch.setattr(cli, "run_checks", fake_run_checks)
+    monkeypatch.setattr(api, "open_session", open_session)
+    monkeypatch.setattr(api, "run_each", fake_run_checks)
     args = ["--project-dir", str(PROJECTS / "correct"), "--deliveries", str(DELIVERIES), "--quiet",
             "--work-dir", str(tmp_path / "w")]
     return seen, args
