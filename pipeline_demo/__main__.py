@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from harness.cli import dbt_arguments, dbt_settings
+from harness import dbt_arguments, dbt_settings
 from pipeline_demo import demo, generate, report
 
 

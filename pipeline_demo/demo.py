@@ -26,11 +26,16 @@ from pathlib import Path
 
 import duckdb
 
-from harness.dbt_invoke import DbtSettings, invoke
-from harness.deliveries import DEFAULT_BATCH_PATTERN, discover_batches, land
-from harness.diff import quote
-from harness.project import load_manifest
-from harness.warehouse import take_snapshot
+from harness import (
+    DEFAULT_BATCH_PATTERN,
+    DbtSettings,
+    discover_batches,
+    invoke,
+    land,
+    load_manifest,
+    quote,
+    take_snapshot,
+)
 from pipeline_demo import generate
 
 HELP = "land deliveries batch by batch into one warehouse, build after each, print the tables"

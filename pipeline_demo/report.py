@@ -38,7 +38,7 @@ from typing import Any
 
 import duckdb
 
-from harness.diff import quote
+from harness import quote
 
 HELP = "write a static HTML page of a warehouse's runs (run log, late queue, corrections, lateness)"
 DEFAULT_WAREHOUSE = Path("target/demo/rerun_safe.duckdb")
