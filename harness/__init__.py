@@ -16,16 +16,16 @@ Python", shows it in use.
 # pyproject.toml) and both dbt_project.yml files carry it; tests/test_release.py checks they agree.
 __version__ = "0.1.0"
 
-from harness.api import RunResult, UsageError, diff_tables, run_checks  # noqa: E402
-from harness.cli import dbt_arguments, dbt_settings  # noqa: E402
-from harness.dbt_invoke import DbtError, DbtRun, DbtSettings, invoke  # noqa: E402
-from harness.deliveries import DEFAULT_BATCH_PATTERN, Batch, discover_batches, land  # noqa: E402
-from harness.project import Project, load_manifest  # noqa: E402
-from harness.results import CheckResult, Comparison, NotJudged, Status, TableDiff, Trial  # noqa: E402
-from harness.session import NothingSelected  # noqa: E402
-from harness.sql import quote  # noqa: E402
-from harness.target import Refused  # noqa: E402
-from harness.warehouse import Snapshot, take_snapshot  # noqa: E402
+from harness.api import RunResult, UsageError, diff_tables, run_checks
+from harness.cli import dbt_arguments, dbt_settings
+from harness.dbt_invoke import DbtError, DbtRun, DbtSettings, invoke
+from harness.deliveries import DEFAULT_BATCH_PATTERN, Batch, discover_batches, land
+from harness.project import Project, load_manifest
+from harness.results import CheckResult, Comparison, NotJudged, Status, TableDiff, Trial
+from harness.session import NothingSelected
+from harness.sql import quote
+from harness.target import Refused
+from harness.warehouse import Snapshot, take_snapshot
 
 __all__ = [
     "DEFAULT_BATCH_PATTERN",
