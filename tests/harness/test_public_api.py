@@ -1,0 +1,74 @@
+"""The harness's public API (harness/__init__.py) as harness/README.md shows it, and its boundary:
+the README's examples run as they stand, every exported name exists, and every internal module
+is in ruff's banned-api list (pyproject.toml), so pipeline_demo/ and bench/ cannot import it."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import harness
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "harness" / "README.md"
+SECTION = "## Using the harness from Python"
+
+
+def _examples() -> list[str]:
+    """The ```python blocks of the README's section on the public API, in order."""
+    text = README.read_text(encoding="utf-8")
+    assert SECTION in text
+    section = text.split(SECTION, 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"^```python\n(.*?)^```$", section, flags=re.S | re.M)
+
+
+def test_the_readme_shows_two_examples() -> None:
+    examples = _examples()
+    assert len(examples) == 2
+    assert "harness.diff_tables(" in examples[0] and "harness.run_checks(" in examples[1]
+
+
+def test_the_readme_diff_tables_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    exec(compile(_examples()[0], f"{README}:diff_tables example", "exec"), {})
+    assert "3 differing rows (-1 +2; rows 3 -> 4)" in capsys.readouterr().out
+
+
+def test_the_readme_run_checks_example_runs(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(ROOT)  # its paths are the repository's fixtures
+    exec(compile(_examples()[1], f"{README}:run_checks example", "exec"), {})
+    assert capsys.readouterr().out.startswith("keys pass ")
+
+
+def test_diff_tables_takes_queries_and_a_key() -> None:
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute("create table l as from (values (1, 'x', 1), (2, null, 2)) t(id, v, noise)")
+    con.execute("create table r as from (values (1, 'x', 9), (2, null, 8), (3, 'y', 7)) t(id, v, noise)")
+    same = harness.diff_tables(con, "select id, v from l", "  select id, v from r where id < 3", name="l")
+    assert same.identical and same.table == "l" and same.left_rows == 2
+    keyed = harness.diff_tables(con, "l", "r", key=["id"], exclude=["noise"], sample_size=0)
+    assert (keyed.keys_added, keyed.keys_changed, keyed.excluded_columns, keyed.sample) == (1, 0, ("noise",), "")
+
+
+def test_run_checks_refuses_an_unknown_check_or_project(tmp_path: Path) -> None:
+    with pytest.raises(harness.UsageError, match="unknown check"):
+        harness.run_checks(ROOT / "tests" / "fixtures" / "projects" / "correct", ["idempotence"])
+    with pytest.raises(harness.UsageError, match="no dbt_project.yml"):
+        harness.run_checks(tmp_path, ["keys"])
+
+
+def test_every_exported_name_exists_and_every_internal_module_is_banned() -> None:
+    assert all(hasattr(harness, name) for name in harness.__all__)
+    assert harness.__version__ and "diff_tables" in harness.__all__ and "run_checks" in harness.__all__
+    lint = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["ruff"]["lint"]
+    banned = set(lint["flake8-tidy-imports"]["banned-api"])
+    package = ROOT / "harness"
+    modules = {f"harness.{path.stem}" for path in package.glob("*.py") if path.stem not in ("__init__", "__main__")}
+    modules |= {f"harness.{path.parent.name}" for path in package.glob("*/__init__.py")}
+    assert modules - banned == set(), "internal modules ruff's banned-api (pyproject.toml) does not list"
+    assert "TID251" in lint["select"]
+    assert set(lint["per-file-ignores"]) == {"harness/**", "tests/**"}
