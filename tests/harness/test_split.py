@@ -61,3 +61,13 @@ def test_convergence_runs_on_deliveries_cut_from_the_data(whole_tables: list[Pat
     out = capsys.readouterr().out
     assert code == 0, out
     assert "== convergence: PASS" in out and "rows compared" in out
+
+
+def test_a_numeric_column_is_cut_in_number_order_not_text_order(tmp_path: Path) -> None:
+    """Values 1..12 of a number column: as text "10" < "9"; as numbers batch 1 holds 1..6."""
+    source = tmp_path / "events.csv"
+    source.write_text("id,seq\n" + "".join(f"e{n},{n}\n" for n in range(1, 13)), encoding="utf-8")
+    out = split_sources(PROJECTS / "jaffle_sources", [str(source)], ["seq"], 2, tmp_path / "out")
+    batches = discover_batches(out)
+    seqs = [sorted(int(row["seq"]) for f in b.files for row in _rows(f)) for b in batches]
+    assert seqs == [[1, 2, 3, 4, 5, 6], [7, 8, 9, 10, 11, 12]], seqs
