@@ -186,3 +186,31 @@ def test_an_inspection_past_2_s_of_the_ctime_is_trusted(pipeline: Pipeline, monk
     pipeline.build()
     assert pipeline.net_total() == 100
     assert pipeline.scalar("select count(*) from stg_landing__deliveries where file_name = '2026-11-01_a.csv'") == 1
+
+
+@pytest.mark.parametrize("miscount", [+1, -1], ids=["fewer_staged_than_records", "more_staged_than_records"])
+def test_a_delivery_whose_staged_rows_differ_from_its_records_stops_the_build(pipeline: Pipeline, monkeypatch,
+                                                                             miscount: int) -> None:
+    """The conservation check before COMMIT (records in a file = rows staged) fires on both sides:
+    the inspection is made to count one record more (a row the reader lost) or one fewer (a row
+    read twice) than the two a second delivery holds, and the build stops naming the delivery, with no row
+    of it staged and the file not recorded as loaded."""
+    import rerun_safe_duckdb
+
+    real_inspect = rerun_safe_duckdb.inspect_delivery
+
+    def inspection(path: str):
+        found = real_inspect(path)
+        return {**found, "records": found["records"] + miscount}
+
+    pipeline.land("2026-11-01_a.csv", raw=csv_text([row("cv0", "50")]))
+    pipeline.build()  # an honest first run
+    monkeypatch.setattr(rerun_safe_duckdb, "inspect_delivery", inspection)
+    pipeline.land("2026-11-02_b.csv", raw=csv_text([row("cv1", "100"), row("cv2", "250")]))
+    result = pipeline.dbt("build")
+    assert not result.success
+    message = " ".join(result.messages.values())
+    assert f"rerun_safe: delivery 2026-11-02_b.csv has {2 + miscount} records but 2 staged rows" in message, message
+    # the staging model's transaction rolled back: no row of the file staged, the file not loaded
+    assert pipeline.scalar("select count(*) from stg_landing__events") == 1
+    assert pipeline.scalar("select count(*) from rerun_safe_loaded_files") == 1
