@@ -279,7 +279,10 @@ def test_a_server_node_in_another_database_or_schema_is_refused(tmp_path: Path) 
         "model.p.b": _node("model", "analytics", "rs_1_l01_marts"),
     }
     check_locations(_manifest(tmp_path / "ok.json", ok), "postgres", "rs_1_l01", "analytics")
-    for name, node in (("otherdb", _node("model", "other", "rs_1_l01")), ("fixed", _node("model", "analytics", "reporting"))):
+    # `rs_1_l010` starts with the scratch schema's name but is another lane's (l010's), not one
+    # derived from it (`<scratch>_<custom>`)
+    for name, node in (("otherdb", _node("model", "other", "rs_1_l01")), ("fixed", _node("model", "analytics", "reporting")),
+                       ("lookalike", _node("model", "analytics", "rs_1_l010"))):
         with pytest.raises(Refused, match=f"model.p.{name}"):
             check_locations(_manifest(tmp_path / f"{name}.json", {**ok, f"model.p.{name}": node}), "postgres",
                             "rs_1_l01", "analytics")

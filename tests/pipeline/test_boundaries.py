@@ -94,3 +94,22 @@ def test_lowest_valid_amount_and_version_are_valid(pipeline: Pipeline) -> None:
     assert pipeline.query("select event_id, reason from quarantined_events order by 1") == [
         ("N", "negative_amount"), ("W", "invalid_version"),
     ]
+
+
+def test_a_redelivery_never_makes_an_on_time_copy_late(pipeline: Pipeline) -> None:
+    """A copy's ingested_at is the earliest of its rows: the same event, version and payload
+    delivered on time and again a week later (past the watermark) is one on-time copy, in a full
+    build of both files and in an incremental run that sees the redelivery."""
+    on_time = event("R", 100, event_time="2026-11-01T10:00:00Z", ingested_at="2026-11-01T11:00:00Z")
+    again = {**on_time, "ingested_at": "2026-11-08T11:00:00Z"}
+    pipeline.land("2026-11-01_001_main.csv", [on_time])
+    pipeline.build()
+    pipeline.land("2026-11-08_001_main.csv", [again])
+    pipeline.build()
+    copies = "select event_id, is_late, cast(ingested_at as varchar) from int_event_copies_classified"
+    assert pipeline.query(copies) == [("R", False, "2026-11-01 11:00:00")]
+    assert pipeline.net_total() == 100
+    assert pipeline.scalar("select count(*) from late_events") == 0
+    pipeline.build("--full-refresh")
+    assert pipeline.query(copies) == [("R", False, "2026-11-01 11:00:00")]
+    assert pipeline.scalar("select count(*) from late_events") == 0
