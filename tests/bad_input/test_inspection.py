@@ -123,3 +123,18 @@ def test_line_ends_are_lf_crlf_or_cr() -> None:
         assert plugin.judge(long_line.encode()).reason == "line_too_long"
         assert plugin.judge((end + header + end).encode()).reason == "blank_line_before_header"
         assert (plugin.judge((end * 3).encode()).reason, plugin.judge((end * 3).encode()).records) == (None, 0)
+
+
+@pytest.mark.parametrize("blank", [" ", "\t", " \t", "\u00a0", "\u3000"], ids=["space", "tab", "space_tab", "nbsp", "ideographic"])
+def test_header_names_are_matched_after_trimming_every_blank(blank: str) -> None:
+    """docs/bad-input.md: names are matched exactly after trimming blanks, a tab or a no-break
+    space after (or before) a name included; the header is kept trimmed."""
+    from tests.bad_input.catalogue import csv_text, row
+
+    text = csv_text([row("hb1")])
+    header, rest = text.split("\n", 1)
+    names = header.split(",")
+    names[6] = blank + names[6] + blank  # currency
+    verdict = plugin.judge((",".join(names) + "\n" + rest).encode("utf-8"))
+    assert (verdict.reason, verdict.records) == (None, 1), verdict
+    assert verdict.header == ",".join(HEADER)

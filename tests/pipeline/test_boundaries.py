@@ -113,3 +113,16 @@ def test_a_redelivery_never_makes_an_on_time_copy_late(pipeline: Pipeline) -> No
     pipeline.build("--full-refresh")
     assert pipeline.query(copies) == [("R", False, "2026-11-01 11:00:00")]
     assert pipeline.scalar("select count(*) from late_events") == 0
+
+
+def test_a_conflicting_version_is_conflicting_though_a_higher_version_supersedes_it(pipeline: Pipeline) -> None:
+    """Two copies of A v1 with different amounts and an A v2, all in one build (and again in a
+    full refresh): v2 counts, and both v1 rows are quarantined as conflicting, not just superseded."""
+    pipeline.land("2026-11-01_001_main.csv", [event("A", 10000), event("A", 12345, order_item_id="i1"),
+                                              event("A", 11000, version=2, ingested_at="2026-11-01T12:00:00Z")])
+    for build in ((), ("--full-refresh",)):
+        pipeline.build(*build)
+        assert pipeline.net_total() == 11000
+        assert pipeline.query("select reason, count(*) from quarantined_events group by reason") == [
+            ("conflicting_version", 2)
+        ]
