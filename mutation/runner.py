@@ -55,6 +55,7 @@ class Mutant:
     seconds: float = 0.0
     detail: str = ""
     text_sha: str = ""  # of the mutated file as this run made it (set when the copy is made)
+    earlier: list[str] = field(default_factory=list)  # verdicts of earlier parts (results file)
 
 
 def load_mutants(path: Path = MUTANTS_FILE) -> list[Mutant]:
@@ -306,6 +307,12 @@ def write_report(mutants: list[Mutant], figures: dict, seconds: float, baseline_
     for m in survivors:
         reason = m.equivalent or "NOT marked equivalent: a missing test."
         lines.append(f"- **{m.id}** ({m.description}): {reason}")
+    turned = [m for m in mutants if any(e.startswith(("survived", "timeout")) for e in m.earlier)]
+    if turned:
+        lines += ["", "## Survived or timed out in an earlier part", "",
+                  "Each was run again after a test was added or its module list grew (outside.yml says which, "
+                  "beside the mutant); the table above shows its last verdict.", ""]
+        lines += [f"- **{m.id}** ({m.description}): {'; '.join(m.earlier)}; now {m.status}" for m in turned]
     pending = [m for m in mutants if m.status == "pending"]
     if pending:
         lines += ["", "## Not run", ""]
@@ -339,12 +346,16 @@ def load_results(mutants: list[Mutant], path: Path) -> list[str]:
     used: the mutant stays not run. Returns one line per result left out."""
     by_id = {m.id: m for m in mutants}
     latest: dict[str, dict] = {}
+    history: dict[str, list[str]] = {}
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if line.strip():
             try:
                 entry = json.loads(line)
             except json.JSONDecodeError as error:
                 raise SystemExit(f"{path}:{number}: not a JSON line: {error}") from None
+            if entry["id"] in latest:
+                old = latest[entry["id"]]
+                history.setdefault(entry["id"], []).append(f"{old['status']} at {old.get('commit', '?')}")
             latest[entry["id"]] = entry
     stale = []
     for mutant_id, entry in latest.items():
@@ -356,6 +367,7 @@ def load_results(mutants: list[Mutant], path: Path) -> list[str]:
         else:
             mutant.status, mutant.killed_by = entry["status"], list(entry["killed_by"])
             mutant.seconds, mutant.detail = float(entry["seconds"]), entry.get("detail", "")
+            mutant.earlier = history.get(mutant_id, [])
     return stale
 
 
