@@ -2,20 +2,14 @@
 
 profiles.yml takes the warehouse file from DBT_DUCKDB_PATH and the memory limit from
 DBT_DUCKDB_MEMORY_LIMIT. Any folder works (quotes, spaces, non-ASCII: the path reaches DuckDB as
-a Python string, never as SQL). The file name is different: dbt-duckdb names the database after
-it (`o'neil.duckdb` -> `o'neil`) and pastes that name into its own catalog queries unescaped, so
-a quote there failed deep inside dbt-duckdb ("Parser Error: unterminated quoted identifier"),
-naming neither the env var nor the path. Such a name is refused here, with both; a bad memory
-limit likewise, instead of DuckDB's error about a SET statement nobody wrote.
-
-Why refused rather than made to work: a profile that opens `:memory:` and attaches the file under
-a fixed alias (`attach: [{path: ..., alias: warehouse}]`, `database: warehouse`) builds green with
-`o'neil.duckdb` (dbt-duckdb escapes an attachment's path), but the harness refuses a profile that
-attaches a writable database and redirects only `path` to its scratch file (harness/target.py),
-the wait for the file (writer_lock.py) would have to move from the connect to the ATTACH, DuckDB's
-spill folder would leave the warehouse's side (`<file>.tmp`) for the working folder, and every
-relation's database would be renamed. The Postgres and Spark settings are checked in profiles.yml
-itself, as it renders them.
+a Python string, never as SQL). dbt-duckdb names the database after the file name
+(`o'neil.duckdb` -> `o'neil`) and pastes that name unescaped into the literals of its catalog
+queries; this project replaces those queries with quoted ones (macros/pipeline/duckdb_catalog),
+so a `'` in the file name works. A `"` cannot: dbt writes the database between double quotes
+without escaping them (dbt-core's BaseRelation), so such a name is refused here, naming the env
+var and the path, before anything is opened; a bad memory limit likewise, instead of DuckDB's
+error about a SET statement nobody wrote. The Postgres and Spark settings are checked in
+profiles.yml itself, as it renders them.
 """
 from __future__ import annotations
 
@@ -42,11 +36,12 @@ def database_name(path: str) -> str:
 def check_profile(path: Any, settings: dict[str, Any] | None) -> None:
     if isinstance(path, str) and path not in ("", ":memory:") and "://" not in path:
         name = database_name(path)
-        if "'" in name or '"' in name:
+        if '"' in name:
             raise ProfileError(
-                f"rerun_safe: env var {PATH_VAR} names a warehouse file whose name holds a quote ({path!r}): "
-                f"dbt-duckdb names the database after the file ({name!r}) and cannot quote it in its catalog "
-                "queries. Any folder works; choose a file name without ' or \" (nothing was written)"
+                f"rerun_safe: env var {PATH_VAR} names a warehouse file whose name holds a double quote ({path!r}): "
+                f"dbt-duckdb names the database after the file ({name!r}) and dbt writes it between double quotes "
+                "without escaping them. Any folder works, and a file name with ' does; choose a file name "
+                "without \" (nothing was written)"
             )
     limit = (settings or {}).get("memory_limit")
     if limit is not None and not MEMORY_LIMIT.fullmatch(str(limit)):

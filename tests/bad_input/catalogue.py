@@ -367,8 +367,7 @@ class EnvCase:
 
 
 ENV_CASES: list[EnvCase] = [
-    EnvCase("duckdb_file_name_quote", "duckdb", {}, "holds a quote", file_name="o'neil.duckdb"),
-    EnvCase("duckdb_file_name_double_quote", "duckdb", {}, "holds a quote", file_name='say "hi".duckdb'),
+    EnvCase("duckdb_file_name_double_quote", "duckdb", {}, "holds a double quote", file_name='say "hi".duckdb'),
     EnvCase("duckdb_memory_limit_words", "duckdb", {"DBT_DUCKDB_MEMORY_LIMIT": "lots"}, "must be a size"),
     EnvCase(
         "duckdb_memory_limit_sql_injection", "duckdb",

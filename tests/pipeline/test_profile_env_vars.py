@@ -2,9 +2,9 @@
 itself for Spark and Postgres).
 
 A warehouse whose folder holds quotes, spaces and non-ASCII letters, and whose file name holds
-spaces, non-ASCII letters (accents, CJK) or starts with a digit, builds and builds again
-incrementally. A file name with a quote, which dbt-duckdb cannot quote in its own catalog
-queries, a memory limit DuckDB cannot read, and each Spark setting that cannot be used fail
+spaces, non-ASCII letters (accents, CJK), a quote or starts with a digit, builds and builds again
+incrementally. A file name with a double quote, which dbt cannot quote in a relation's name,
+a memory limit DuckDB cannot read, and each Spark setting that cannot be used fail
 before anything is opened or started, naming the env var, with no traceback (the cases:
 tests/bad_input/catalogue.py, ENV_CASES; Postgres's: tests/postgres/test_profile_env_vars_on_postgres.py).
 """
@@ -38,6 +38,7 @@ class PlacedPipeline(Pipeline):
     "entrepôt 2026.duckdb",      # a space and an accent
     "仓库 データ.duckdb",          # CJK
     "2026_warehouse.duckdb",     # starts with a digit (the database is named "2026_warehouse")
+    "o'neil.duckdb",             # a quote (macros/pipeline/duckdb_catalog quotes the database name)
 ])
 def test_a_warehouse_with_quotes_spaces_and_non_ascii_in_its_path_builds_and_builds_again(
     tmp_path: Path, name: str,
