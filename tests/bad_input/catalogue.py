@@ -366,6 +366,16 @@ class EnvCase:
         return next(iter(self.env)) if self.env else "DBT_DUCKDB_PATH"
 
 
+# Warehouse file names (DBT_DUCKDB_PATH, in a folder named with quotes, spaces and non-ASCII
+# letters) on which a build and an incremental build work: tests/pipeline/test_profile_env_vars.py.
+# The database is named after the file, up to its first dot.
+GOOD_WAREHOUSE_FILE_NAMES: list[str] = [
+    "entrepôt 2026.duckdb",      # a space and an accent
+    "仓库 データ.duckdb",          # CJK
+    "2026_warehouse.duckdb",     # starts with a digit (the database is named "2026_warehouse")
+    "o'neil.duckdb",             # a quote (macros/pipeline/duckdb_catalog quotes the database name)
+]
+
 ENV_CASES: list[EnvCase] = [
     EnvCase("duckdb_file_name_double_quote", "duckdb", {}, "holds a double quote", file_name='say "hi".duckdb'),
     EnvCase("duckdb_memory_limit_words", "duckdb", {"DBT_DUCKDB_MEMORY_LIMIT": "lots"}, "must be a size"),

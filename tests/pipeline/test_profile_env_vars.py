@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bad_input.catalogue import ENV_CASES, EnvCase
+from tests.bad_input.catalogue import ENV_CASES, GOOD_WAREHOUSE_FILE_NAMES, EnvCase
 from tests.pipeline.project import Pipeline, event
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "bad-input.md"
@@ -34,12 +34,7 @@ class PlacedPipeline(Pipeline):
         return {**super().dbt_env(), **self.extra_env}
 
 
-@pytest.mark.parametrize("name", [
-    "entrepôt 2026.duckdb",      # a space and an accent
-    "仓库 データ.duckdb",          # CJK
-    "2026_warehouse.duckdb",     # starts with a digit (the database is named "2026_warehouse")
-    "o'neil.duckdb",             # a quote (macros/pipeline/duckdb_catalog quotes the database name)
-])
+@pytest.mark.parametrize("name", GOOD_WAREHOUSE_FILE_NAMES)
 def test_a_warehouse_with_quotes_spaces_and_non_ascii_in_its_path_builds_and_builds_again(
     tmp_path: Path, name: str,
 ) -> None:
