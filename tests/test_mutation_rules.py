@@ -4,7 +4,6 @@ least one mutant; every mutant names a known rule, and every test a mutant or a 
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 from mutation.runner import MUTANTS_FILE, ROOT, load_mutants, load_rules, mutated_text
 

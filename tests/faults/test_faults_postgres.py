@@ -14,7 +14,6 @@ Replay one: FAULT_SEED=<seed> FAULT_POINTS=<N> .venv/bin/python -m pytest tests/
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Iterator
 
 import pytest
