@@ -1,9 +1,9 @@
 """macros/pipeline/duckdb_catalog: dbt-duckdb's catalog queries with the database name quoted.
 
 A warehouse file named `l'entrepôt.duckdb` is the database `l'entrepôt`, which dbt-duckdb
-1.11 pastes unescaped into the literals of its catalog queries. The build, the incremental build
-and `dbt docs generate` (the catalog queries) work on it only because this project's copies are
-dispatched first: delete one of them and its query fails with DuckDB's parser error. Each copy
+1.11 pastes unescaped into the literals of its catalog queries. A build and `dbt docs generate`
+(the catalog queries) work on it only because this project's copies are dispatched first:
+delete one of them and its query fails with DuckDB's parser error. Each copy
 was made from a macro of the pinned dbt-duckdb; the digests below fail when an upgrade changes
 one of those, so the copy is made again instead of silently going stale.
 """
@@ -51,17 +51,15 @@ def test_each_copy_overrides_an_unchanged_macro_of_the_pinned_dbt_duckdb() -> No
         assert "'{{" not in _macro_text(OURS, name), f"{name}: a name still pasted into a literal"
 
 
-def test_a_warehouse_file_whose_name_holds_a_quote_builds_again_and_has_a_catalog(tmp_path: Path) -> None:
+def test_a_warehouse_file_whose_name_holds_a_quote_has_a_catalog(tmp_path: Path) -> None:
+    # the build and the incremental build on such a name: GOOD_WAREHOUSE_FILE_NAMES in
+    # tests/pipeline/test_profile_env_vars.py; here one build, then the catalog queries
     folder = tmp_path / "wh"
     folder.mkdir()
     pipeline = PlacedPipeline(tmp_path / "run", folder / "l'entrepôt.duckdb")
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100)])
     pipeline.build()
-    later = event("B", 250, order_id="o2", order_item_id="i2",
-                  event_time="2026-11-02T10:00:00Z", ingested_at="2026-11-02T11:00:00Z")
-    pipeline.land("2026-11-02_001_main.csv", [later])
-    assert pipeline.build().status_of("fct_order_items") == "success"
-    assert pipeline.net_total() == 350
+    assert pipeline.net_total() == 100
     docs = run_dbt(
         ["docs", "generate", "--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR),
          "--target-path", str(pipeline.target_path), "--quiet",
