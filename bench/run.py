@@ -86,7 +86,8 @@ _PEAK_RSS = ("import resource, subprocess, sys; rc = subprocess.call(sys.argv[2:
 
 
 RSS_PROBE = "wrapper"  # recorded with the results: runs before it measured with os.wait4 directly
-RSS_CAVEAT = ("The peak RSS figures of this run were measured before the wrapper process: each is at least the "
+RSS_CAVEAT = ("The peak RSS figures of this run were read from the child directly, without the wrapper process: "
+              "each is at least the "
               "benchmark process's own peak at the time (Linux copies it into a forked child), so a figure below "
               "that peak is hidden by it; equal figures in one table are the benchmark's, not the step's.")
 
