@@ -52,7 +52,7 @@ def compare_snapshots(
     left_relations = {relation.key: relation for relation in left.relations}
     right_relations = {relation.key: relation for relation in right.relations}
     if left.store is None:
-        from harness.stores.duckdb import DuckDBStore
+        from harness.engines.duckdb import DuckDBStore
 
         store = DuckDBStore()
     else:

@@ -19,7 +19,7 @@ from harness.project import Model
 from harness.sql import Sql
 
 if TYPE_CHECKING:
-    from harness.stores import Store
+    from harness.engines.base import Store
 
 SAMPLE_KEYS = 5
 

@@ -1,4 +1,4 @@
-"""Snapshots of a DuckDB warehouse file and what they contain (a server's: harness.stores).
+"""Snapshots of a DuckDB warehouse file and what they contain (a server's: harness.engines).
 
 A snapshot is a copy of the warehouse file taken after dbt finished, so it can be opened in
 this process without clashing with dbt's own connection (same file, other configuration).
@@ -42,12 +42,12 @@ class Relation:
 class Snapshot:
     label: str
     path: Path | None  # the copied DuckDB file (None on a server: see `schemas`)
-    relations: tuple[Relation, ...]  # named by logical schema (harness.stores)
+    relations: tuple[Relation, ...]  # named by logical schema (harness.engines)
     view_errors: tuple[tuple[str, str], ...] = ()  # (schema.name, error) of unreadable views
     # On a server: (logical schema, lowercase -> the snapshot's schema holding its copies)
     schemas: tuple[tuple[str, str], ...] = ()
     location: str = ""  # on a server: the snapshot's base schema
-    store: Any = field(default=None, compare=False, repr=False)  # harness.stores; None: DuckDB
+    store: Any = field(default=None, compare=False, repr=False)  # harness.engines; None: DuckDB
 
 
 def list_relations(con: duckdb.DuckDBPyConnection, catalog: str) -> list[Relation]:

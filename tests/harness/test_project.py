@@ -120,7 +120,7 @@ def test_the_key_check_names_duplicate_keys_as_sql_literals(tmp_path) -> None:
 
     from harness.keys import DELETE_INSERT_DUPLICATES, check_keys
     from harness.project import Model
-    from harness.stores.duckdb import DuckDBStore
+    from harness.engines.duckdb import DuckDBStore
 
     warehouse = tmp_path / "w.duckdb"
     con = duckdb.connect(str(warehouse))
@@ -144,7 +144,7 @@ def test_the_key_check_leaves_out_rows_whose_key_is_all_null_only(tmp_path) -> N
 
     from harness.keys import check_keys
     from harness.project import Model
-    from harness.stores.duckdb import DuckDBStore
+    from harness.engines.duckdb import DuckDBStore
 
     warehouse = tmp_path / "w.duckdb"
     con = duckdb.connect(str(warehouse))

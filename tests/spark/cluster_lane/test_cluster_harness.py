@@ -1,7 +1,7 @@
 """The harness's checks on the cluster (`--target spark_thrift`).
 
 The harness's CLI drives Spark's `method: session` only (harness/target.py refuses another
-method, and harness/stores/spark.py works on the in-process session's catalog), so on the
+method, and harness/engines/spark.py works on the in-process session's catalog), so on the
 cluster these tests run the harness's own comparison code over a Thrift connection
 (tests/spark/project.py's ThriftSql: harness.sql.SparkSql's SQL, sent to the Thrift server):
 

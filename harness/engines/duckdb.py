@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
+from harness.engines.base import NameOf, Store
 from harness.sql import Sql, quote
-from harness.stores import NameOf, Store
 from harness.target import WAREHOUSE_ENV
 from harness.warehouse import Relation, Snapshot, take_snapshot
 

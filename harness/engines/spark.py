@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness.engines.schema_store import SchemaStore
 from harness.sql import SparkSql, backtick
-from harness.stores.schemas import SchemaStore
 
 if TYPE_CHECKING:
     from harness.sources import SourceLoader

@@ -1,4 +1,4 @@
-"""PostgreSQL: each lane is a scratch schema of its own (harness.stores.schemas).
+"""PostgreSQL: each lane is a scratch schema of its own (harness.engines.schema_store).
 
 The connection is the one dbt's postgres adapter opens from the target's own credentials
 (host, port, user, password, sslmode, ...), in autocommit. Statements are built from quoted
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness.engines.schema_store import SchemaStore
 from harness.sql import PostgresSql, quote
-from harness.stores.schemas import SchemaStore
 
 if TYPE_CHECKING:
     from harness.sources import SourceLoader

@@ -1,8 +1,8 @@
-"""Where a check's builds live, per adapter: a lane's place, snapshots, checkpoints, SQL.
+"""The interface of every engine's store: a lane's place, snapshots, checkpoints, SQL.
 
 A `Store` hides what differs between warehouses from the checks:
 
-| | DuckDB (`harness.stores.duckdb`) | PostgreSQL (`harness.stores.postgres`) |
+| | DuckDB (`harness.engines.duckdb`) | PostgreSQL (`harness.engines.postgres`) |
 |---|---|---|
 | a lane's place | a scratch file of its own | a scratch schema of its own (and the `<schema>_<custom>` schemas dbt derives from it) |
 | snapshot | a copy of the file, views frozen into tables | a copy of every relation into snapshot schemas, views frozen |
@@ -84,18 +84,3 @@ class Store:
 
     def close(self, keep: bool = False) -> None:
         """Drop what the run created outside its work folder (`keep`: leave it, say where)."""
-
-
-def open_store(scratch: Any, token: str) -> Store:
-    """The store of the harness's scratch profile (harness.target.ScratchProfile)."""
-    if scratch.adapter == "postgres":
-        from harness.stores.postgres import PostgresStore
-
-        return PostgresStore(scratch.settings, token, logical_schema=scratch.user_schema)
-    if scratch.adapter == "spark":
-        from harness.stores.spark import SparkStore
-
-        return SparkStore(scratch.settings, token, logical_schema=scratch.user_schema)
-    from harness.stores.duckdb import DuckDBStore
-
-    return DuckDBStore()
