@@ -23,11 +23,12 @@ from harness import checks as _checks
 from harness.dbt_invoke import DbtSettings
 from harness.deliveries import DEFAULT_BATCH_PATTERN
 from harness.diff import Side, diff_sides
+from harness.engines.base import Sql
+from harness.engines.duckdb import as_sql
 from harness.report import overall_exit_code, selection_lines
 from harness.results import CheckResult, Status, TableDiff
 from harness.runner import run_checks as run_each
 from harness.session import NothingSelected, open_session
-from harness.sql import Sql, as_sql
 
 PathLike = str | os.PathLike[str]
 Progress = Callable[[str], None]

@@ -6,10 +6,9 @@ from collections.abc import Collection
 from enum import StrEnum
 
 from harness.diff import Side, diff_sides
+from harness.engines.base import Snapshot, Sql
 from harness.project import Model, Project
 from harness.results import Comparison, NotJudged, TableDiff
-from harness.sql import Sql
-from harness.warehouse import Snapshot
 
 
 class Purpose(StrEnum):

@@ -19,14 +19,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from harness import sql as _sql
+from harness.engines.base import Sql
+from harness.engines.duckdb import as_sql
 from harness.results import TableDiff
-from harness.sql import Sql, as_sql
-
-# Re-exported for the callers that quote a DuckDB name outside a connection (checks/lateness,
-# pipeline_demo).
-# The diffs below quote with their connection's own rule (`con.quote`: backticks on Spark).
-quote = _sql.quote
 
 
 @dataclass(frozen=True)

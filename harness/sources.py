@@ -28,8 +28,8 @@ from pathlib import Path
 import duckdb
 
 from harness.deliveries import DEFAULT_BATCH_PATTERN, partition_index
+from harness.engines.base import quote
 from harness.project import logical_schema
-from harness.sql import quote
 from harness.target import DUCKDB_CATALOG, Refused
 
 

@@ -15,12 +15,11 @@ from typing import Any
 
 from harness.dbt_invoke import DbtRun, DbtSettings, invoke, read_run_results, subprocess_command, warehouse_env
 from harness.deliveries import land
-from harness.engines.base import Store
+from harness.engines.base import Snapshot, Store
 from harness.engines.duckdb import DuckDBStore
 from harness.keys import KeyCheck, check_keys
 from harness.project import Project, load_manifest
 from harness.sources import SourceLoader
-from harness.warehouse import Snapshot
 
 Progress = Callable[[str], None]
 

@@ -1,6 +1,12 @@
-"""Where a check's builds live, one module per engine: its store (`duckdb.py`, `postgres.py`,
-`spark.py`), the interface they implement (`base.py`) and lanes as scratch schemas, shared by
-the server engines (`schema_store.py`)."""
+"""The warehouses the harness runs on, one module per engine: its SQL dialect and its store.
+
+- `base.py`: what every engine implements (`Sql`, `Store`) and the types the checks see
+  (`Relation`, `Snapshot`), with identifier quoting;
+- `schema_store.py`: lanes as scratch schemas, shared by the server engines;
+- `duckdb.py`: scratch files, and snapshots of a DuckDB warehouse file;
+- `postgres.py`: scratch schemas on a PostgreSQL server;
+- `spark.py`: scratch databases of the Spark session dbt-spark runs in this process.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,15 @@
-"""The interface of every engine's store: a lane's place, snapshots, checkpoints, SQL.
+"""What every engine implements, and the types the checks see: `Sql`, `Store`, `Snapshot`.
+
+An engine's module (`duckdb.py`, `postgres.py`, `spark.py` beside this one) holds its SQL
+dialect, a subclass of `Sql`, and its store, a subclass of `Store`; the server engines' stores
+share `schema_store.SchemaStore`. `harness.engines.open_store` picks the store of a target.
+
+`Sql` is one SQL connection to a warehouse and the few expressions that differ between engines.
+The diffs (harness.diff) and the key check (harness.keys) run inside the warehouse: on DuckDB
+in an in-process connection to snapshot files, on PostgreSQL through the connection dbt's
+postgres adapter opens with the target's own credentials. Their SQL is written once; what
+differs per engine is a 64-bit row hash summed without overflow, and how a query's columns are
+described.
 
 A `Store` hides what differs between warehouses from the checks:
 
@@ -19,16 +30,96 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Collection, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.sql import Sql
-
 if TYPE_CHECKING:
     from harness.sources import SourceLoader
-    from harness.warehouse import Relation, Snapshot
 
-NameOf = Callable[["Snapshot", "Relation"], str]
+
+def quote(identifier: str) -> str:
+    return '"' + identifier.replace('"', '""') + '"'
+
+
+class Sql:
+    """A connection that runs statements and fetches rows; `errors` are the engine's own
+    exception classes (a statement that fails leaves the connection usable). An engine
+    implements the methods that raise here; the others are portable SQL it may override."""
+
+    dialect = ""
+    quote = staticmethod(quote)
+    errors: tuple[type[BaseException], ...] = ()
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+
+    def execute(self, sql: str, params: Sequence[Any] | None = None) -> None:
+        raise NotImplementedError
+
+    def fetchall(self, sql: str, params: Sequence[Any] | None = None) -> list[tuple[Any, ...]]:
+        raise NotImplementedError
+
+    def fetchone(self, sql: str, params: Sequence[Any] | None = None) -> tuple[Any, ...] | None:
+        rows = self.fetchall(sql, params)
+        return rows[0] if rows else None
+
+    def query(self, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Column names and rows of a query."""
+        raise NotImplementedError
+
+    def columns(self, relation_sql: str) -> tuple[tuple[str, str], ...]:
+        """(name, type) of every column of `relation_sql` (anything that can follow `from`)."""
+        raise NotImplementedError
+
+    def row_hash_sum(self, columns: Sequence[str], salted: bool) -> str:
+        """An aggregate: the sum of a 64-bit hash of each row's `columns`, exact (no overflow).
+        `salted` gives an independent second hash."""
+        raise NotImplementedError
+
+    def create_temp(self, name: str, select: str) -> None:
+        """A temporary table of this connection holding `select`'s rows."""
+        self.execute(f"create temp table {name} as {select}")
+
+    def drop_temp(self, name: str) -> None:
+        self.execute(f"drop table if exists {name}")
+
+    def struct(self, expressions: str) -> str:
+        """One value made of several (for count(distinct ...) of a composite key)."""
+        return f"row({expressions})"
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+@dataclass(frozen=True)
+class Relation:
+    schema: str
+    name: str
+    kind: str  # table | view
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.schema.lower(), self.name.lower())
+
+    @property
+    def display_name(self) -> str:
+        return f"{self.schema}.{self.name}"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    label: str
+    path: Path | None  # the copied DuckDB file (None on a server: see `schemas`)
+    relations: tuple[Relation, ...]  # named by logical schema (see the module's docstring)
+    view_errors: tuple[tuple[str, str], ...] = ()  # (schema.name, error) of unreadable views
+    # On a server: (logical schema, lowercase -> the snapshot's schema holding its copies)
+    schemas: tuple[tuple[str, str], ...] = ()
+    location: str = ""  # on a server: the snapshot's base schema
+    store: Any = field(default=None, compare=False, repr=False)  # its Store; None: DuckDB
+
+
+NameOf = Callable[[Snapshot, Relation], str]
 
 
 class Store:
