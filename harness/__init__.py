@@ -20,12 +20,12 @@ from harness.api import RunResult, UsageError, diff_tables, run_checks
 from harness.cli import dbt_arguments, dbt_settings
 from harness.dbt_invoke import DbtError, DbtRun, DbtSettings, invoke
 from harness.deliveries import DEFAULT_BATCH_PATTERN, Batch, discover_batches, land
+from harness.engines.base import Snapshot, quote
+from harness.engines.duckdb import take_snapshot
 from harness.project import Project, load_manifest
 from harness.results import CheckResult, Comparison, NotJudged, Status, TableDiff, Trial
 from harness.session import NothingSelected
-from harness.sql import quote
 from harness.target import Refused
-from harness.warehouse import Snapshot, take_snapshot
 
 __all__ = [
     "DEFAULT_BATCH_PATTERN",

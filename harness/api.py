@@ -23,11 +23,12 @@ from harness import checks as _checks
 from harness.dbt_invoke import DbtSettings
 from harness.deliveries import DEFAULT_BATCH_PATTERN
 from harness.diff import Side, diff_sides
+from harness.engines.base import Sql
+from harness.engines.duckdb import as_sql
 from harness.report import overall_exit_code, selection_lines
 from harness.results import CheckResult, Status, TableDiff
 from harness.runner import run_checks as run_each
 from harness.session import NothingSelected, open_session
-from harness.sql import Sql, as_sql
 
 PathLike = str | os.PathLike[str]
 Progress = Callable[[str], None]
@@ -217,7 +218,7 @@ def execute(
         else:
             results = run_each(selected, ctx, skipped=skipped, named=named)
     finally:
-        if ctx is not None:  # a server's scratch schemas (harness.stores)
+        if ctx is not None:  # a server's scratch schemas (harness.engines)
             ctx.store.close(keep=keep_work_dir)
             if keep_work_dir and ctx.store.adapter != "duckdb":
                 notice(f"scratch schemas kept: {getattr(ctx.store, 'prefix', '')}_*")

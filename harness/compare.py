@@ -6,10 +6,9 @@ from collections.abc import Collection
 from enum import StrEnum
 
 from harness.diff import Side, diff_sides
+from harness.engines.base import Snapshot, Sql
 from harness.project import Model, Project
 from harness.results import Comparison, NotJudged, TableDiff
-from harness.sql import Sql
-from harness.warehouse import Snapshot
 
 
 class Purpose(StrEnum):
@@ -52,7 +51,7 @@ def compare_snapshots(
     left_relations = {relation.key: relation for relation in left.relations}
     right_relations = {relation.key: relation for relation in right.relations}
     if left.store is None:
-        from harness.stores.duckdb import DuckDBStore
+        from harness.engines.duckdb import DuckDBStore
 
         store = DuckDBStore()
     else:

@@ -11,13 +11,13 @@ from typing import Any, TypeVar
 
 from harness.dbt_invoke import DbtRun, DbtSettings
 from harness.deliveries import DEFAULT_BATCH_PATTERN, Batch, discover_batches
+from harness.engines.base import Store
+from harness.engines.duckdb import DuckDBStore
 from harness.hints import hint_for
 from harness.keys import KeyViolation
 from harness.project import Project, load_manifest
 from harness.results import CheckResult, Comparison, NotJudged, Status
 from harness.sources import SourceLoader
-from harness.stores import Store
-from harness.stores.duckdb import DuckDBStore
 from harness.workspace import Lane, Progress
 
 T = TypeVar("T")
@@ -58,7 +58,7 @@ class CheckContext:
     # --load-sources: deliveries are appended to the project's source tables
     loader: SourceLoader | None = None
     shared: dict[str, Any] = field(default_factory=dict)  # built once per run (the reference)
-    store: Store = field(default_factory=DuckDBStore)  # where lanes live (harness.stores)
+    store: Store = field(default_factory=DuckDBStore)  # where lanes live (harness.engines)
 
     def explains_error(self, problem: str, check: str) -> str:
         """The earlier check that already reported the model a build error is about, or ""."""

@@ -313,7 +313,7 @@ def invoke(
     location: dict[str, str] | None = None,
 ) -> DbtRun:
     """Run one dbt command of a check in this process (run_dbt) with the harness's flags.
-    Where it builds: `location` (env vars from a harness.stores place), or the `warehouse`
+    Where it builds: `location` (env vars from a harness.engines place), or the `warehouse`
     file."""
     args = build_args(
         settings,

@@ -1,6 +1,6 @@
 """Multiset-correct, keyed, null-safe table diffs computed inside the warehouse.
 
-Both sides are relation expressions in one connection (harness.sql): two DuckDB snapshot files
+Both sides are relation expressions in one connection (harness.engines): two DuckDB snapshot files
 attached read-only, or two snapshot schemas of a PostgreSQL database. Rows are compared as a
 multiset: every distinct row is counted on each side (`group by` treats NULLs as equal), so a
 duplicated row is a difference and NULL equals NULL. Plain EXCEPT would hide both.
@@ -19,14 +19,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from harness import sql as _sql
+from harness.engines.base import Sql
+from harness.engines.duckdb import as_sql
 from harness.results import TableDiff
-from harness.sql import Sql, as_sql
-
-# Re-exported for the callers that quote a DuckDB name outside a connection (checks/lateness,
-# pipeline_demo).
-# The diffs below quote with their connection's own rule (`con.quote`: backticks on Spark).
-quote = _sql.quote
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,11 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from harness.engines.base import Sql
 from harness.project import Model
-from harness.sql import Sql
 
 if TYPE_CHECKING:
-    from harness.stores import Store
+    from harness.engines.base import Store
 
 SAMPLE_KEYS = 5
 

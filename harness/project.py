@@ -211,7 +211,7 @@ def grains_from_tests(nodes: dict[str, Any]) -> dict[str, list[tuple[tuple[str, 
 
 def logical_schema(schema: str, rename: tuple[str, str] | None) -> str:
     """A schema as the user's target names it: with `rename` = (a lane's schema, the target's
-    schema), `rs_<run>_l01_marts` -> `analytics_marts` (harness.stores). Others unchanged."""
+    schema), `rs_<run>_l01_marts` -> `analytics_marts` (harness.engines). Others unchanged."""
     if rename is None:
         return schema
     physical, logical = rename

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from harness.context import CheckContext, manifest_of
 from harness.deliveries import Batch
+from harness.engines.base import Snapshot
 from harness.project import Project
-from harness.warehouse import Snapshot
 from harness.workspace import Lane
 
 

@@ -14,8 +14,8 @@ from typing import Any
 from harness.context import CheckContext
 from harness.dbt_invoke import DbtError, DbtSettings, list_nodes
 from harness.deliveries import DEFAULT_BATCH_PATTERN
+from harness.engines import open_store
 from harness.sources import SourceLoader, check_source_locations, declared_sources
-from harness.stores import open_store
 from harness.target import Refused, check_locations, default_profiles_dir, scratch_profile
 from harness.workspace import Progress
 

@@ -28,8 +28,8 @@ from pathlib import Path
 import duckdb
 
 from harness.deliveries import DEFAULT_BATCH_PATTERN, partition_index
+from harness.engines.base import quote
 from harness.project import logical_schema
-from harness.sql import quote
 from harness.target import DUCKDB_CATALOG, Refused
 
 
@@ -49,7 +49,7 @@ class SourceTable:
 
 def declared_sources(manifest_path: Path, rename: tuple[str, str] | None = None) -> list[SourceTable]:
     """The project's source() tables; `rename` (physical prefix, logical prefix) names their
-    schemas as the user's target would (harness.stores)."""
+    schemas as the user's target would (harness.engines)."""
     manifest = json.loads(manifest_path.read_text())
     tables = []
     for unique_id, node in (manifest.get("sources") or {}).items():
@@ -145,7 +145,7 @@ class SourceLoader:
 
     def load(self, warehouse: Path, files: Iterable[Path]) -> int:
         """Append every file's rows to its source table in a DuckDB file; returns the rows
-        appended. (On a server: harness.stores.postgres.)"""
+        appended. (On a server: harness.engines.postgres.)"""
         plan, templates = self.plan(files)
         warehouse.parent.mkdir(parents=True, exist_ok=True)
         appended = 0

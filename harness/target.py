@@ -30,7 +30,7 @@ SCRATCH_TARGET = "rerun_safe_scratch"
 WAREHOUSE_ENV = "RERUN_SAFE_SCRATCH_WAREHOUSE"
 SCHEMA_ENV = "RERUN_SAFE_SCRATCH_SCHEMA"
 DUCKDB_CATALOG = "warehouse"  # every lane's file is <lane>/warehouse/warehouse.duckdb
-# Adapters the harness can run checks on (harness.stores: DuckDB files, PostgreSQL schemas).
+# Adapters the harness can run checks on (harness.engines: DuckDB files, PostgreSQL schemas).
 DRIVEN_ADAPTERS = ("duckdb", "postgres", "spark")
 
 

@@ -15,12 +15,11 @@ from typing import Any
 
 from harness.dbt_invoke import DbtRun, DbtSettings, invoke, read_run_results, subprocess_command, warehouse_env
 from harness.deliveries import land
+from harness.engines.base import Snapshot, Store
+from harness.engines.duckdb import DuckDBStore
 from harness.keys import KeyCheck, check_keys
 from harness.project import Project, load_manifest
 from harness.sources import SourceLoader
-from harness.stores import Store
-from harness.stores.duckdb import DuckDBStore
-from harness.warehouse import Snapshot
 
 Progress = Callable[[str], None]
 
@@ -58,7 +57,7 @@ class Lane:
     # files landed in a folder
     loader: SourceLoader | None = None
     rows_loaded: int = 0
-    # where the lane's builds live (harness.stores): a scratch file on DuckDB (the default), a
+    # where the lane's builds live (harness.engines): a scratch file on DuckDB (the default), a
     # scratch schema on a server
     store: Store = field(default_factory=DuckDBStore)
     place: str = ""

@@ -17,9 +17,9 @@ from harness import stamps as load_stamps
 from harness.compare import Purpose, compare_snapshots
 from harness.context import CheckContext, finish, manifest_of
 from harness.deliveries import Batch, regroup
+from harness.engines.base import Snapshot
 from harness.project import Project
 from harness.results import CheckResult, Comparison
-from harness.warehouse import Snapshot
 from harness.workspace import Lane
 
 NAME = "batches"

@@ -61,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def applies(ctx: CheckContext) -> str:
     if ctx.store.adapter == "spark":
-        from harness.stores.spark import ONE_PROCESS
+        from harness.engines.spark import ONE_PROCESS
 
         return f"two builds at once need two dbt processes: {ONE_PROCESS}"
     return "" if ctx.deliveries is not None else "needs --deliveries DIR (a batch to build twice at once)"

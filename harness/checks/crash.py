@@ -320,7 +320,7 @@ def run(ctx: CheckContext) -> CheckResult:
     seed = options.seed
     one_process = ctx.store.adapter == "spark"
     if one_process and kills:
-        from harness.stores.spark import ONE_PROCESS
+        from harness.engines.spark import ONE_PROCESS
 
         ctx.progress(f"[{NAME}] no kill point on Spark: {ONE_PROCESS}")
         kills = 0

@@ -12,7 +12,7 @@ from pathlib import Path
 import duckdb
 
 from harness.context import CheckContext
-from harness.diff import quote
+from harness.engines.base import quote
 from harness.project import project_vars
 from harness.results import CheckResult, Status
 

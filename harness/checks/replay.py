@@ -18,9 +18,9 @@ from pathlib import Path
 from harness.compare import Purpose, compare_snapshots
 from harness.context import CheckContext, finish, manifest_of
 from harness.deliveries import mark_unread, reads_observable, redeliver_new_names, redeliver_same_name, was_read
+from harness.engines.base import Snapshot
 from harness.project import Project
 from harness.results import CheckResult
-from harness.warehouse import Snapshot
 from harness.workspace import Lane
 
 NAME = "replay"

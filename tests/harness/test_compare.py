@@ -9,8 +9,8 @@ import duckdb
 import pytest
 
 from harness.compare import RECORDS_DELIVERIES_REASON, Purpose, compare_snapshots
+from harness.engines.duckdb import take_snapshot
 from harness.project import Model, Project, RerunSafeMeta
-from harness.warehouse import take_snapshot
 
 
 def _warehouse(path: Path, staged_rows: int) -> Path:

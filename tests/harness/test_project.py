@@ -118,9 +118,9 @@ def test_the_key_check_names_duplicate_keys_as_sql_literals(tmp_path) -> None:
     # A date and a NULL in a composite key: '2025-01-07' and NULL, not datetime.date(...) / None.
     import duckdb
 
+    from harness.engines.duckdb import DuckDBStore
     from harness.keys import DELETE_INSERT_DUPLICATES, check_keys
     from harness.project import Model
-    from harness.stores.duckdb import DuckDBStore
 
     warehouse = tmp_path / "w.duckdb"
     con = duckdb.connect(str(warehouse))
@@ -142,9 +142,9 @@ def test_the_key_check_leaves_out_rows_whose_key_is_all_null_only(tmp_path) -> N
     # as dbt's unique test: (NULL, NULL) twice is not a duplicate; ('d', NULL) twice is one
     import duckdb
 
+    from harness.engines.duckdb import DuckDBStore
     from harness.keys import check_keys
     from harness.project import Model
-    from harness.stores.duckdb import DuckDBStore
 
     warehouse = tmp_path / "w.duckdb"
     con = duckdb.connect(str(warehouse))

@@ -22,11 +22,11 @@ from harness.context import CheckContext, finish
 from harness.dbt_invoke import DbtSettings, build_args
 from harness.deliveries import discover_batches, landed_path, mark_unread, reads_observable, was_read
 from harness.diff import Side, diff_sides, relation_columns
+from harness.engines.duckdb import take_snapshot
 from harness.project import Model, Project, RerunSafeMeta
 from harness.results import CheckResult, Comparison, Status, TableDiff
 from harness.runner import run_checks
 from harness.target import SCHEMA_ENV, WAREHOUSE_ENV, Refused, ScratchProfile, check_locations, scratch_profile
-from harness.warehouse import take_snapshot
 from harness.workspace import Lane, Spawned
 from tests.harness.helpers import DELIVERIES, PROJECTS
 

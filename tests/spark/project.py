@@ -18,7 +18,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from harness.sql import SparkSql
+from harness.engines.spark import SparkSql
 from tests.pipeline.project import BuildResult, Pipeline
 
 
@@ -46,8 +46,9 @@ def fetch(cursor: Any, sql: str) -> tuple[list[str], list[tuple]]:
 
 
 class ThriftSql(SparkSql):
-    """The harness's Spark SQL (harness.sql.SparkSql: the same hashes, temporary tables and
-    quoting) over a PyHive connection to the Thrift server instead of an in-process session."""
+    """The harness's Spark SQL (harness.engines.spark.SparkSql: the same hashes, temporary
+    tables and quoting) over a PyHive connection to the Thrift server instead of an in-process
+    session."""
 
     def __init__(self, connection: Any) -> None:
         from pyhive.exc import Error

@@ -34,7 +34,7 @@ COMPARED = ("left_rows", "right_rows", "surplus_left", "surplus_right", "duplica
 @pytest.fixture(scope="module")
 def store(spark_dir):
     """A SparkStore on the session dbt-spark would start (the spark target's settings)."""
-    from harness.stores.spark import SparkStore
+    from harness.engines.spark import SparkStore
 
     _, _, settings = render_user_target(REPO, REPO, "spark", {})
     store = SparkStore(settings, "t" + "0" * 7, logical_schema="rerun_safe")

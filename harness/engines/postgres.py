@@ -1,4 +1,4 @@
-"""PostgreSQL: each lane is a scratch schema of its own (harness.stores.schemas).
+"""PostgreSQL: its SQL dialect, and lanes as scratch schemas (harness.engines.schema_store).
 
 The connection is the one dbt's postgres adapter opens from the target's own credentials
 (host, port, user, password, sslmode, ...), in autocommit. Statements are built from quoted
@@ -12,11 +12,64 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.sql import PostgresSql, quote
-from harness.stores.schemas import SchemaStore
+from harness.engines.base import Sql, quote
+from harness.engines.schema_store import SchemaStore
 
 if TYPE_CHECKING:
     from harness.sources import SourceLoader
+
+
+class PostgresSql(Sql):
+    """psycopg2 in autocommit: each statement commits on its own, a failed one is undone."""
+
+    dialect = "postgres"
+
+    def __init__(self, raw: Any) -> None:
+        import psycopg2
+
+        self.raw = raw
+        self.raw.autocommit = True
+        self.errors = (psycopg2.Error,)
+
+    def _cursor(self, sql: str, params: Sequence[Any] | None) -> Any:
+        cursor = self.raw.cursor()
+        cursor.execute(sql, params)
+        return cursor
+
+    def execute(self, sql: str, params: Sequence[Any] | None = None) -> None:
+        self._cursor(sql, params).close()
+
+    def fetchall(self, sql: str, params: Sequence[Any] | None = None) -> list[tuple[Any, ...]]:
+        cursor = self._cursor(sql, params)
+        try:
+            return [tuple(row) for row in cursor.fetchall()]
+        finally:
+            cursor.close()
+
+    def query(self, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+        cursor = self._cursor(sql, None)
+        try:
+            return [column[0] for column in cursor.description], [tuple(r) for r in cursor.fetchall()]
+        finally:
+            cursor.close()
+
+    def columns(self, relation_sql: str) -> tuple[tuple[str, str], ...]:
+        cursor = self._cursor(f"select * from {relation_sql} as __described limit 0", None)
+        try:
+            described = [(str(column[0]), int(column[1])) for column in cursor.description]
+        finally:
+            cursor.close()
+        oids = sorted({oid for _, oid in described})
+        names = dict(self.fetchall("select oid, format_type(oid, null) from pg_type where oid = any(%s)", [oids]))
+        return tuple((name, str(names.get(oid, oid))) for name, oid in described)
+
+    def row_hash_sum(self, columns: Sequence[str], salted: bool) -> str:
+        # The row's text form tells NULL from '' ("()" vs "(\"\")"); hashtextextended is 64-bit
+        # (PostgreSQL 11+), summed as numeric.
+        cols = ", ".join(quote(name) for name in columns)
+        seed = 7 if salted else 0
+        return f"coalesce(sum(hashtextextended(cast(row({cols}) as text), {seed})::numeric), 0)"
+
 
 # DuckDB types of a delivery file's columns -> the PostgreSQL types of the source table the
 # harness creates for them (the others become text).

@@ -1,4 +1,4 @@
-"""Spark: each lane is a scratch database (schema) of the session's metastore.
+"""Spark: its SQL dialect, and each lane a scratch database (schema) of the session's metastore.
 
 The harness drives dbt-spark's `method: session` target: Spark runs inside this process, and
 the harness's SQL runs on the same session (dbt-spark's; one per process). Snapshots and
@@ -14,11 +14,65 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.sql import SparkSql, backtick
-from harness.stores.schemas import SchemaStore
+from harness.engines.base import Sql
+from harness.engines.schema_store import SchemaStore
 
 if TYPE_CHECKING:
     from harness.sources import SourceLoader
+
+
+def backtick(identifier: str) -> str:
+    return "`" + identifier.replace("`", "``") + "`"
+
+
+class SparkSql(Sql):
+    """The Spark session dbt-spark runs in this process (`method: session`). Statements are
+    eager (DDL) or collected; a temporary table is a cached temporary view."""
+
+    dialect = "spark"
+    quote = staticmethod(backtick)
+
+    def __init__(self, raw: Any) -> None:
+        from py4j.protocol import Py4JError
+        from pyspark.errors import PySparkException
+
+        self.raw = raw
+        self.errors = (PySparkException, Py4JError)
+
+    def execute(self, sql: str, params: Sequence[Any] | None = None) -> None:
+        self.raw.sql(sql, args=list(params) if params is not None else None).collect()
+
+    def fetchall(self, sql: str, params: Sequence[Any] | None = None) -> list[tuple[Any, ...]]:
+        return [tuple(row) for row in self.raw.sql(sql, args=list(params) if params is not None else None).collect()]
+
+    def query(self, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+        frame = self.raw.sql(sql)
+        return list(frame.columns), [tuple(row) for row in frame.collect()]
+
+    def columns(self, relation_sql: str) -> tuple[tuple[str, str], ...]:
+        schema = self.raw.sql(f"select * from {relation_sql} as __described limit 0").schema
+        return tuple((field.name, field.dataType.simpleString()) for field in schema.fields)
+
+    def row_hash_sum(self, columns: Sequence[str], salted: bool) -> str:
+        # Spark's hashes skip NULL arguments: each column's null flag goes in too, so a NULL
+        # in another column is another row hash.
+        cols = ", ".join(f"isnull({backtick(name)}), {backtick(name)}" for name in columns)
+        salt = "'rerun_safe', " if salted else ""
+        return f"coalesce(sum(cast(xxhash64({salt}{cols}) as decimal(38, 0))), 0)"
+
+    def create_temp(self, name: str, select: str) -> None:
+        self.raw.sql(f"cache table {name} as {select}")
+
+    def drop_temp(self, name: str) -> None:
+        self.raw.sql(f"uncache table if exists {name}")
+        self.raw.sql(f"drop view if exists {name}")
+
+    def struct(self, expressions: str) -> str:
+        return f"struct({expressions})"
+
+    def close(self) -> None:
+        """The session belongs to dbt-spark (and lives as long as the process)."""
+
 
 ONE_PROCESS = (
     "Spark's session target runs in the harness's process, with an embedded metastore that "

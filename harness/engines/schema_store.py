@@ -22,10 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.sql import Sql
-from harness.stores import NameOf, Store
+from harness.engines.base import NameOf, Relation, Snapshot, Sql, Store
 from harness.target import SCHEMA_ENV
-from harness.warehouse import Relation, Snapshot
 
 
 @dataclass(frozen=True)
