@@ -36,9 +36,10 @@
 {% macro balance_side(side) %}
     {%- set relation, aggregate = side[0], side[1] -%}
     {%- set condition = side[2] if side | length > 2 else none -%}
+    {#- indented as it stands in assert_balance's CTEs -#}
     select {{ aggregate }} as balance
-    from {{ relation }}
-    {%- if condition is not none %}
-    where {{ condition }}
-    {%- endif %}
+        from {{ relation }}
+        {%- if condition is not none %}
+        where {{ condition }}
+        {%- endif %}
 {%- endmacro %}
