@@ -10,10 +10,10 @@
         full_refresh=false,
         meta={'rerun_safe': {'volatile_columns': ['recorded_run_seq']}},
         post_hook=[
-            "{{ rerun_safe.log_model_run({
-                'corrections_recorded': 'select count(*) from ' ~ this ~ ' where recorded_run_seq = ' ~ rerun_safe.current_run_seq(),
-                'corrections_total': 'select count(*) from ' ~ this,
-            }) }}",
+            "{{ rerun_safe.log_model_run(
+                this_run={'recorded_run_seq': {'corrections_recorded': ('count', '*')}},
+                all_rows={'corrections_total': ('count', '*')},
+            ) }}",
         ],
     )
 }}

@@ -22,17 +22,24 @@
         partition_by='revenue_date',
         meta={'rerun_safe': {'volatile_columns': ['_changed_run_seq', '_written_run_seq', 'first_seen_run_seq'], 'records_deliveries': true, 'unique_key_repeats': true}},
         post_hook=[
-            "{{ rerun_safe.log_model_run({
-                'events_changed': 'select count(distinct event_id) from ' ~ this ~ ' where _changed_run_seq = ' ~ rerun_safe.current_run_seq(),
-                'copies_changed': 'select count(*) from ' ~ this ~ ' where _changed_run_seq = ' ~ rerun_safe.current_run_seq(),
-                'copies_written': 'select count(*) from ' ~ this ~ ' where _written_run_seq = ' ~ rerun_safe.current_run_seq(),
-                'conflicting_written': 'select count(*) from ' ~ this ~ ' where _written_run_seq = ' ~ rerun_safe.current_run_seq() ~ ' and copy_status = \\'conflicting\\'',
-                'late_waiting_written': 'select count(*) from ' ~ this ~ ' where _written_run_seq = ' ~ rerun_safe.current_run_seq() ~ ' and copy_status = \\'late_waiting\\'',
-            }) }}",
+            "{{ rerun_safe.log_model_run(
+                this_run={
+                    '_changed_run_seq': {
+                        'events_changed': ('count distinct', 'event_id'),
+                        'copies_changed': ('count', '*'),
+                    },
+                    '_written_run_seq': {
+                        'copies_written': ('count', '*'),
+                        'conflicting_written': ('count', '*', \"copy_status = 'conflicting'\"),
+                        'late_waiting_written': ('count', '*', \"copy_status = 'late_waiting'\"),
+                    },
+                },
+            ) }}",
             "{{ rerun_safe.assert_balance(
-                '(select count(*) from ' ~ ref('stg_landing__events') ~ ' where invalid_reason is null) = (select coalesce(sum(row_count), 0) from ' ~ this ~ ')',
-                'the warehouse is inconsistent: valid staged rows != rows in copies (stg_landing__events holds a row twice, '
-                ~ 'e.g. a delivery staged by two runs at once, or copies lost one). Repair: ' ~ rerun_safe.staging_repair_command()
+                left=(ref('stg_landing__events'), 'count(*)', 'invalid_reason is null'),
+                right=(this, 'coalesce(sum(row_count), 0)'),
+                message='the warehouse is inconsistent: valid staged rows != rows in copies (stg_landing__events holds a row twice, '
+                    ~ 'e.g. a delivery staged by two runs at once, or copies lost one). Repair: ' ~ rerun_safe.staging_repair_command(),
             ) }}",
         ],
     )
@@ -52,11 +59,12 @@ corrections as {{ rerun_safe.inline_cte() }} (
 
 old_copies as (
     {%- if incremental %}
+    {%- set of_touched_events %}
+        known.event_key in ({{ rerun_safe.touched_event_keys_sql() }})
+    {%- endset %}
     select known.*
     from {{ this }} as known
-    where {{ rerun_safe.narrow_probe_filter(
-        this, 'known', 'known.event_key in (' ~ rerun_safe.touched_event_keys_sql() ~ ')',
-    ) }}
+    where {{ rerun_safe.narrow_probe_filter(this, 'known', of_touched_events) }}
     {%- else %}
     select
         cast(null as {{ rerun_safe.text_type() }}) as copy_id,

@@ -9,7 +9,7 @@
         partition_by='revenue_date',
         partition_keep_rows='event_count > 0',
         post_hook=[
-            "{{ rerun_safe.log_model_run(rerun_safe.money_metrics({'days': 'select count(distinct revenue_date) from ' ~ this})) }}",
+            "{{ rerun_safe.log_model_run(all_rows=rerun_safe.money_metrics({'days': ('count distinct', 'revenue_date')})) }}",
             "{{ rerun_safe.assert_net_matches_current_copies(ref('int_event_copies_classified')) }}",
         ],
     )

@@ -25,7 +25,7 @@
         partition_by=rerun_safe.spark_only_partition_by('first_event_date'),
         partition_of_key_may_change=true,
         post_hook=[
-            "{{ rerun_safe.log_model_run(rerun_safe.money_metrics({'items': 'select count(*) from ' ~ this})) }}",
+            "{{ rerun_safe.log_model_run(all_rows=rerun_safe.money_metrics({'items': ('count', '*')})) }}",
             "{{ rerun_safe.assert_net_matches_current_copies(ref('int_event_copies_classified')) }}",
         ],
     )
@@ -33,7 +33,24 @@
 
 {%- set copies = ref('int_event_copies_classified') %}
 {%- set incremental = is_incremental() %}
-
+{%- set current %}
+    copies.copy_status = 'current'
+{%- endset %}
+{%- set unchanged_of_affected_items %}
+        copies.copy_status = 'current'
+        and not ({{ rerun_safe.written_since_last_commit_filter('copies') }})
+        and copies.item_key in (
+            select changed.item_key
+            from {{ copies }} as changed
+            where {{ rerun_safe.written_since_last_commit_filter('changed') }}
+        )
+{%- endset %}
+{%- set unchanged_at_latest_event_time %}
+        copies.copy_status = 'current'
+        and not ({{ rerun_safe.written_since_last_commit_filter('copies') }})
+        and copies.item_key in (select totals.item_key from totals)
+        and copies.event_time in (select totals.last_event_time from totals)
+{%- endset %}
 with
 
 changed_copies as (
@@ -57,11 +74,6 @@ affected_items as (
     keeps that cost to a few thousand rows (at 10M: 228k contributing copies, 28k of them
     old, 3.6k of those at their item's last event_time; the model's main query 0.80 s ->
     0.48 s, bench/optimisation_log.md). #}
-{%- set current = "copies.copy_status = 'current'" %}
-{%- set unchanged = current ~ " and not ("
-    ~ rerun_safe.written_since_last_commit_filter('copies') ~ ')' %}
-{%- set of_affected_items = ' and copies.item_key in (select changed.item_key from ' ~ copies ~ ' as changed where '
-    ~ rerun_safe.written_since_last_commit_filter('changed') ~ ')' %}
 
 contributing as (
     {%- if incremental %}
@@ -81,7 +93,7 @@ contributing as (
         copies.event_time
     from {{ copies }} as copies
     where {{ rerun_safe.narrow_probe_filter(
-        copies, 'copies', unchanged ~ of_affected_items,
+        copies, 'copies', unchanged_of_affected_items,
     ) if incremental else current }}
 ),
 
@@ -122,11 +134,7 @@ latest_candidates as (
         on
             copies.item_key = totals.item_key
             and copies.event_time = totals.last_event_time
-    where {{ rerun_safe.narrow_probe_filter(
-        copies, 'copies',
-        unchanged ~ ' and copies.item_key in (select totals.item_key from totals)'
-        ~ ' and copies.event_time in (select totals.last_event_time from totals)',
-    ) }}
+    where {{ rerun_safe.narrow_probe_filter(copies, 'copies', unchanged_at_latest_event_time) }}
     {%- else %}
     select
         copies.item_key,

@@ -21,15 +21,18 @@
             'volatile_columns': ['posted_run_seq'],
         }},
         post_hook=[
-            "{{ rerun_safe.log_model_run({
-                'postings': 'select count(*) from ' ~ this ~ ' where posted_run_seq = ' ~ rerun_safe.current_run_seq(),
-                'reversals': 'select count(*) from ' ~ this ~ ' where posted_run_seq = ' ~ rerun_safe.current_run_seq() ~ ' and posting_type = \\'reversal\\'',
-                'posted_cents': 'select coalesce(sum(amount_cents), 0) from ' ~ this ~ ' where posted_run_seq = ' ~ rerun_safe.current_run_seq(),
-                'balance_cents': 'select coalesce(sum(amount_cents), 0) from ' ~ this,
-            }) }}",
+            "{{ rerun_safe.log_model_run(
+                this_run={'posted_run_seq': {
+                    'postings': ('count', '*'),
+                    'reversals': ('count', '*', \"posting_type = 'reversal'\"),
+                    'posted_cents': ('sum', 'amount_cents'),
+                }},
+                all_rows={'balance_cents': ('sum', 'amount_cents')},
+            ) }}",
             "{{ rerun_safe.assert_balance(
-                '(select coalesce(sum(amount_cents), 0) from ' ~ this ~ ') = (select coalesce(sum(net_cents), 0) from ' ~ ref('fct_daily_revenue') ~ ')',
-                'ledger balance != fct_daily_revenue net_cents'
+                left=(this, 'coalesce(sum(amount_cents), 0)'),
+                right=(ref('fct_daily_revenue'), 'coalesce(sum(net_cents), 0)'),
+                message='ledger balance != fct_daily_revenue net_cents',
             ) }}",
         ],
     )
@@ -67,18 +70,18 @@ postings_in_scope as (
         come from the copies table itself, not the CTE: DuckDB then builds its hash table on
         the changed keys and pushes a filter on them into the ledger's scan (a CTE, of unknown
         size, made it hash the whole ledger instead: 0.67 s at 10M). #}
-    {%- set copies = ref('int_event_copies_classified') %}
-    {%- set on_days = rerun_safe.literal_date_ranges(
-        'ledger.revenue_date', rerun_safe.days_written_since_last_commit_sql(),
-    ) if not flags.FULL_REFRESH else '' %}
     select ledger.*
     from {{ this }} as ledger
     {%- if not flags.FULL_REFRESH %}
-    where {{ rerun_safe.narrow_probe_filter(
-        this, 'ledger',
-        on_days ~ ' and ledger.event_key in (select changed.event_key from ' ~ copies ~ ' as changed where '
-        ~ rerun_safe.written_since_last_commit_filter('changed') ~ ')',
-    ) }}
+    {%- set of_changed_events %}
+        ledger.event_key in (
+            select changed.event_key
+            from {{ ref('int_event_copies_classified') }} as changed
+            where {{ rerun_safe.written_since_last_commit_filter('changed') }}
+        )
+        and {{ rerun_safe.literal_date_ranges('ledger.revenue_date', rerun_safe.days_written_since_last_commit_sql()) }}
+    {%- endset %}
+    where {{ rerun_safe.narrow_probe_filter(this, 'ledger', of_changed_events) }}
     {%- endif %}
     {%- else %}
     select

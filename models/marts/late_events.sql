@@ -16,10 +16,12 @@
         partition_keep_rows='status is not null',
         meta={'rerun_safe': {'volatile_columns': ['first_seen_run_seq'], 'unique_key_repeats': true}},
         post_hook=[
-            "{{ rerun_safe.log_model_run({
-                'waiting': 'select count(*) from ' ~ this ~ ' where status = \\'waiting\\'',
-                'applied': 'select count(*) from ' ~ this ~ ' where status = \\'applied\\'',
-            }) }}",
+            "{{ rerun_safe.log_model_run(
+                all_rows={
+                    'waiting': ('count', '*', \"status = 'waiting'\"),
+                    'applied': ('count', '*', \"status = 'applied'\"),
+                },
+            ) }}",
         ],
     )
 }}

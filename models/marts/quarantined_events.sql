@@ -17,10 +17,10 @@
         partition_of_key_may_change=true,
         meta={'rerun_safe': {'volatile_columns': ['quarantined_run_seq'], 'records_deliveries': true}},
         post_hook=[
-            "{{ rerun_safe.log_model_run({
-                'quarantined_this_run': 'select count(*) from ' ~ this ~ ' where quarantined_run_seq = ' ~ rerun_safe.current_run_seq(),
-                'quarantined_total': 'select count(*) from ' ~ this,
-            }) }}",
+            "{{ rerun_safe.log_model_run(
+                this_run={'quarantined_run_seq': {'quarantined_this_run': ('count', '*')}},
+                all_rows={'quarantined_total': ('count', '*')},
+            ) }}",
         ],
     )
 }}
@@ -81,16 +81,16 @@ conflicting_rows as (
                         and k.version = c.version
                 )
         {%- endset %}
-        {%- set ingested = 'true' if not is_incremental() else rerun_safe.literal_ranges(
-            'landed_rows.ingested_at', conflicting_ingestion_days,
-        ) %}
+        {%- set of_conflicting_events %}
+            {{ 'true' if not is_incremental() else rerun_safe.literal_ranges(
+                'landed_rows.ingested_at', conflicting_ingestion_days,
+            ) }}
+            and landed_rows.invalid_reason is null
+            and landed_rows.event_key in (select conflicting_versions.event_key from conflicting_versions)
+        {%- endset %}
         select landed_rows.*
         from {{ ref('stg_landing__events') }} as landed_rows
-        where {{ rerun_safe.narrow_probe_filter(
-            ref('stg_landing__events'), 'landed_rows',
-            ingested ~ ' and landed_rows.invalid_reason is null'
-            ~ ' and landed_rows.event_key in (select conflicting_versions.event_key from conflicting_versions)',
-        ) }}
+        where {{ rerun_safe.narrow_probe_filter(ref('stg_landing__events'), 'landed_rows', of_conflicting_events) }}
     ) as candidates
     inner join conflicting_versions
         on

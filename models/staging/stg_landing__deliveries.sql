@@ -22,12 +22,16 @@
         }},
         pre_hook=["{{ rerun_safe.prepare_landing_reader() }}"],
         post_hook=[
-            "{{ rerun_safe.log_model_run({
-                'files_listed': 'select count(*) from ' ~ this ~ ' where last_seen_run_seq = ' ~ rerun_safe.current_run_seq(),
-                'files_new': 'select count(*) from ' ~ this ~ ' where first_seen_run_seq = ' ~ rerun_safe.current_run_seq(),
-                'files_rejected': 'select count(*) from ' ~ this ~ ' where first_seen_run_seq = ' ~ rerun_safe.current_run_seq() ~ \" and status = 'rejected'\",
-                'files_rejected_total': 'select count(*) from ' ~ this ~ \" where status = 'rejected'\",
-            }) }}",
+            "{{ rerun_safe.log_model_run(
+                this_run={
+                    'last_seen_run_seq': {'files_listed': ('count', '*')},
+                    'first_seen_run_seq': {
+                        'files_new': ('count', '*'),
+                        'files_rejected': ('count', '*', \"status = 'rejected'\"),
+                    },
+                },
+                all_rows={'files_rejected_total': ('count', '*', \"status = 'rejected'\")},
+            ) }}",
         ],
     )
 }}

@@ -11,14 +11,16 @@
         unique_key='_row_id',
         meta={'rerun_safe': {'volatile_columns': ['_loaded_run_seq'], 'records_deliveries': true}},
         post_hook=[
-            "{{ rerun_safe.log_model_run({
-                'files_loaded': 'select count(distinct _file_id) from ' ~ this ~ ' where _loaded_run_seq = ' ~ rerun_safe.current_run_seq(),
-                'first_file': 'select min(source_file) from ' ~ this ~ ' where _loaded_run_seq = ' ~ rerun_safe.current_run_seq(),
-                'last_file': 'select max(source_file) from ' ~ this ~ ' where _loaded_run_seq = ' ~ rerun_safe.current_run_seq(),
-                'rows_read': 'select count(*) from ' ~ this ~ ' where _loaded_run_seq = ' ~ rerun_safe.current_run_seq(),
-                'rows_invalid': 'select count(*) from ' ~ this ~ ' where _loaded_run_seq = ' ~ rerun_safe.current_run_seq() ~ ' and invalid_reason is not null',
-                'rows_total': 'select count(*) from ' ~ this,
-            }) }}",
+            "{{ rerun_safe.log_model_run(
+                this_run={'_loaded_run_seq': {
+                    'files_loaded': ('count distinct', '_file_id'),
+                    'first_file': ('min', 'source_file'),
+                    'last_file': ('max', 'source_file'),
+                    'rows_read': ('count', '*'),
+                    'rows_invalid': ('count', '*', 'invalid_reason is not null'),
+                }},
+                all_rows={'rows_total': ('count', '*')},
+            ) }}",
             "{{ rerun_safe.assert_deliveries_conserved(ref('stg_landing__deliveries')) }}",
             "{{ rerun_safe.record_loaded_files(ref('stg_landing__deliveries')) }}",
         ],

@@ -8,8 +8,12 @@
         partition_by='order_date',
         partition_keep_rows='order_count > 0',
         post_hook=[
-            "{{ rerun_safe.log_model_run({'days': 'select count(*) from ' ~ this}) }}",
-            "{{ rerun_safe.assert_balance('(select coalesce(sum(total_cents), 0) from ' ~ this ~ ') = (select coalesce(sum(amount_cents), 0) from ' ~ ref('stg_order_events') ~ ')', 'daily_sales adds up to the orders') }}",
+            "{{ rerun_safe.log_model_run(all_rows={'days': ('count', '*')}) }}",
+            "{{ rerun_safe.assert_balance(
+                left=(this, 'coalesce(sum(total_cents), 0)'),
+                right=(ref('stg_order_events'), 'coalesce(sum(amount_cents), 0)'),
+                message='daily_sales adds up to the orders',
+            ) }}",
         ],
     )
 }}
