@@ -33,9 +33,11 @@ MACROS = (
 def _build_macro_tests(consumer: Consumer) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
     """The one build: (unique_id -> its run result, manifest)."""
     consumer.dbt("deps")
-    consumer.dbt("build", "--select", "tag:macro_tests", "--vars", "{rerun_safe_macro_tests: true}",
-                 expect_success=False)
-    results = json.loads((consumer.root / "target" / "run_results.json").read_text())["results"]
+    outcome = consumer.dbt("build", "--select", "tag:macro_tests", "--vars", "{rerun_safe_macro_tests: true}",
+                           expect_success=False)
+    run_results = consumer.root / "target" / "run_results.json"
+    assert run_results.exists(), f"dbt ran no node: {outcome.error}"
+    results = json.loads(run_results.read_text())["results"]
     return {result["unique_id"]: result for result in results}, consumer.manifest()
 
 
@@ -60,7 +62,8 @@ def _check_macro_tests(consumer: Consumer) -> None:
     for uid, message in must_fail.items():
         assert status[uid] == "error" and message in results[uid]["message"], (uid, results[uid])
     built = {uid: status[uid] for uid in models - must_fail.keys()}
-    assert built == dict.fromkeys(built, "success"), {uid: results[uid]["message"] for uid in built if built[uid] != "success"}
+    errors = {uid: results[uid]["message"] for uid in built if built[uid] != "success"}
+    assert built == dict.fromkeys(built, "success"), errors
 
     # every test_* model that builds has an equality test with its expected rows, and it passed
     tests = {uid: node for uid, node in nodes.items() if node["resource_type"] == "test"}
@@ -71,12 +74,16 @@ def _check_macro_tests(consumer: Consumer) -> None:
     assert set(tests) <= set(results), set(tests) - set(results)
     must_fail_tests = {uid: node["config"]["meta"]["expect_failures"] for uid, node in tests.items()
                        if "expect_failures" in node["config"].get("meta", {})}
-    assert len(must_fail_tests) == 1, must_fail_tests
+    assert len(must_fail_tests) == 3, must_fail_tests
     for uid, failures in must_fail_tests.items():
         assert (status[uid], results[uid]["failures"]) == ("fail", failures), results[uid]
     passed = {uid: status[uid] for uid in tests.keys() - must_fail_tests.keys()}
-    assert passed == dict.fromkeys(passed, "pass"), {uid: results[uid]["message"] for uid in passed if status[uid] != "pass"}
-    assert len(passed) == len(checked), (sorted(passed), sorted(checked))
+    failed = {uid: results[uid]["message"] for uid in passed if status[uid] != "pass"}
+    assert passed == dict.fromkeys(passed, "pass"), failed
+    assert len(equality.keys() - must_fail_tests.keys()) == len(checked), (sorted(equality), sorted(checked))
+    # the package's generic tests ran too (on seeds): each passes once and fails once
+    generic = sorted(node["test_metadata"]["name"] for node in tests.values() if "test_metadata" in node)
+    assert generic.count("unique_combination") == 2 and generic.count("sums_match") == 2, generic
 
     # every macro is called by the macro tests
     code = " ".join(path.read_text() for path in [*MODELS.glob("*.sql"), *TEST_MACROS.glob("*.sql")])
