@@ -27,14 +27,15 @@ MACROS = (
     "seconds_between", "stable_hash", "string_literal", "surrogate_key", "surrogate_key_type",
     "text_type", "trim_blank", "try_cast_bigint", "utc_now",
     "literal_in", "literal_ranges", "between_any", "literal_list",
+    "whole_number_var", "flag_var", "date_var", "timestamp_value",
 )
 
 
 def _build_macro_tests(consumer: Consumer) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
     """The one build: (unique_id -> its run result, manifest)."""
     consumer.dbt("deps")
-    outcome = consumer.dbt("build", "--select", "tag:macro_tests", "--vars", "{rerun_safe_macro_tests: true}",
-                           expect_success=False)
+    build_vars = '{rerun_safe_macro_tests: true, macro_test_flag: "TRUE", macro_test_date: "2024-02-29"}'
+    outcome = consumer.dbt("build", "--select", "tag:macro_tests", "--vars", build_vars, expect_success=False)
     run_results = consumer.root / "target" / "run_results.json"
     assert run_results.exists(), f"dbt ran no node: {outcome.error}"
     results = json.loads(run_results.read_text())["results"]
@@ -58,7 +59,7 @@ def _check_macro_tests(consumer: Consumer) -> None:
     assert {uid for uid in results if uid.startswith("model.")} == models
     must_fail = {uid: nodes[uid]["config"]["meta"]["expect_error"] for uid in models
                  if "expect_error" in nodes[uid]["config"].get("meta", {})}
-    assert len(must_fail) == 3, must_fail
+    assert len(must_fail) == 5, must_fail
     for uid, message in must_fail.items():
         assert status[uid] == "error" and message in results[uid]["message"], (uid, results[uid])
     built = {uid: status[uid] for uid in models - must_fail.keys()}
