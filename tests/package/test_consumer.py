@@ -61,6 +61,8 @@ def _check_consumer(consumer: Consumer) -> None:
     foreign = [uid for uid, node in manifest["nodes"].items() if node["package_name"] == "rerun_safe"]
     assert foreign == []
     assert any(uid.startswith("macro.rerun_safe.materialization_incremental") for uid in manifest["macros"])
+    # the macro tests (macro_tests/) stay out of the project's own builds: not even parsed
+    assert [uid for uid, node in manifest["nodes"].items() if node["original_file_path"].startswith("macro_tests/")] == []
 
 
 def test_consumer_builds_with_the_package_on_duckdb(tmp_path: Path) -> None:

@@ -2,11 +2,11 @@
 per adapter of the consumer's macro tests must pass every equality test, and fail exactly the
 cases built to fail (raise_error, check_now, a duplicated row that the equality test must see).
 
-The tests live in the consumer fixture (tests/package/consumer): models/macro_tests,
-seeds/macro_tests and macros/macro_tests. They are disabled unless the build sets the var
-rerun_safe_macro_tests, so the consumer's other builds never parse or load them. Everything
-is asserted from run_results.json and manifest.json, and counted against the files on disk:
-a selection that matched nothing, or a model that lost its test, fails.
+The tests live in the consumer fixture (tests/package/consumer): macro_tests/models,
+macro_tests/seeds and macros/macro_tests. They are on the project's paths only when the build
+sets the var rerun_safe_macro_tests, so the consumer's other builds never parse them.
+Everything is asserted from run_results.json and manifest.json, and counted against the files
+on disk: a selection that matched nothing, or a model that lost its test, fails.
 """
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from typing import Any
 
 from tests.package.consumer import FIXTURE, Consumer, postgres_env
 
-MODELS = FIXTURE / "models" / "macro_tests"
-SEEDS = FIXTURE / "seeds" / "macro_tests"
+MODELS = FIXTURE / "macro_tests" / "models"
+SEEDS = FIXTURE / "macro_tests" / "seeds"
 TEST_MACROS = FIXTURE / "macros" / "macro_tests"
 # The package's macros that these tests cover: each must be called in a model (or in the hook
 # macro) of the macro tests, and that model must build or fail as declared.
@@ -35,7 +35,7 @@ def _build_macro_tests(consumer: Consumer) -> tuple[dict[str, dict[str, Any]], d
     """The one build: (unique_id -> its run result, manifest)."""
     consumer.dbt("deps")
     build_vars = '{rerun_safe_macro_tests: true, macro_test_flag: "TRUE", macro_test_date: "2024-02-29"}'
-    outcome = consumer.dbt("build", "--select", "tag:macro_tests", "--vars", build_vars, expect_success=False)
+    outcome = consumer.dbt("build", "--select", "path:macro_tests", "--vars", build_vars, expect_success=False)
     run_results = consumer.root / "target" / "run_results.json"
     assert run_results.exists(), f"dbt ran no node: {outcome.error}"
     results = json.loads(run_results.read_text())["results"]
