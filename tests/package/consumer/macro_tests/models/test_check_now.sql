@@ -1,22 +1,3 @@
 {#- check_now() as a post-hook whose check holds: the model builds. -#}
-{{
-    config(
-        materialized='table',
-        post_hook=["{{ rerun_safe.check_now('select ' ~ rerun_safe.raise_error('macro test: check_now found an amount below -1000') ~ ' from ' ~ this ~ ' where amount < -1000') }}"],
-    )
-}}
-
-with
-
-cases as (
-    select * from {{ ref('data_check_now') }}
-),
-
-final as (
-    select
-        cases.case_name,
-        cases.amount
-    from cases
-)
-
-select * from final
+{{ config(materialized='table', post_hook=["{{ rerun_safe.check_now('select ' ~ rerun_safe.raise_error('below -1000') ~ ' from ' ~ this ~ ' where amount < -1000') }}"]) }}
+select * from {{ ref('data_check_now') }}

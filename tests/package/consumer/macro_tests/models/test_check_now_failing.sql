@@ -5,18 +5,4 @@
         post_hook=["{{ rerun_safe.check_now('select ' ~ rerun_safe.raise_error('macro test: check_now found a negative amount') ~ ' from ' ~ this ~ ' where amount < 0') }}"],
     )
 }}
-
-with
-
-cases as (
-    select * from {{ ref('data_check_now') }}
-),
-
-final as (
-    select
-        cases.case_name,
-        cases.amount
-    from cases
-)
-
-select * from final
+select checked.amount from {{ ref('data_check_now') }} as checked

@@ -1,21 +1,6 @@
-with
-
-cases as (
-    select * from {{ ref('data_parse_utc_timestamp') }}
-),
-
-decoded as (
-    select
-        cases.case_name,
-        {{ decode_tokens('cases.input_text') }} as input_text
-    from cases
-),
-
-final as (
-    select
-        decoded.case_name,
-        {{ rerun_safe.parse_utc_timestamp('decoded.input_text') }} as parsed_at
-    from decoded
-)
-
-select * from final
+{#- parse_utc_timestamp(): the contract's two forms parse, every other shape and every
+    impossible date or time is null. -#}
+select
+    cases.case_name,
+    {{ rerun_safe.parse_utc_timestamp(decode_tokens('cases.input_text')) }} as parsed_at
+from {{ ref('data_parse_utc_timestamp') }} as cases

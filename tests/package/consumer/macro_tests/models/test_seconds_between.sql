@@ -1,14 +1,5 @@
-with
-
-cases as (
-    select * from {{ ref('data_seconds_between') }}
-),
-
-final as (
-    select
-        cases.case_name,
-        {{ rerun_safe.seconds_between('cases.started_at', 'cases.finished_at') }} as seconds
-    from cases
-)
-
-select * from final
+{#- seconds_between(): whole seconds, negative backwards, across a leap day and the epoch. -#}
+select
+    cases.case_name,
+    {{ rerun_safe.seconds_between('cases.started_at', 'cases.finished_at') }} as seconds
+from {{ ref('data_seconds_between') }} as cases

@@ -1,21 +1,6 @@
-with
-
-cases as (
-    select * from {{ ref('data_try_cast_bigint') }}
-),
-
-decoded as (
-    select
-        cases.case_name,
-        {{ decode_tokens('cases.input_text') }} as input_text
-    from cases
-),
-
-final as (
-    select
-        decoded.case_name,
-        {{ rerun_safe.try_cast_bigint('decoded.input_text') }} as parsed
-    from decoded
-)
-
-select * from final
+{#- try_cast_bigint(): an integer in bigint's range, else null (decimals, exponents, hex,
+    digit separators, other scripts' digits and the bounds plus one included). -#}
+select
+    cases.case_name,
+    {{ rerun_safe.try_cast_bigint(decode_tokens('cases.input_text')) }} as parsed
+from {{ ref('data_try_cast_bigint') }} as cases
