@@ -1,6 +1,10 @@
 {#- on-run-start of the macro tests' build (var rerun_safe_macro_tests): write a row with
     run_query, as the package's run registry does, then commit_hook_writes(). The model
-    test_commit_hook_writes reads it on another connection, which sees only committed rows. -#}
+    test_commit_hook_writes reads it on another connection, which sees only committed rows.
+    Observed with dbt-core 1.11 and dbt-postgres: this row is committed even when
+    commit_hook_writes() does nothing (dbt sends its own COMMIT on the connection before the
+    hooks, after which the statements appear to commit one by one). So the test pins what the
+    macro promises; it cannot show that the macro is what keeps the promise there. -#}
 {% macro write_macro_test_hook_row() %}
     {%- if execute and var('rerun_safe_macro_tests', false) -%}
         {%- set relation = api.Relation.create(database=target.database, schema=target.schema, identifier='macro_test_hook_writes') -%}
