@@ -4,8 +4,10 @@
 {% macro parse_utc_timestamp(expression) %}{{ return(adapter.dispatch('parse_utc_timestamp', 'rerun_safe')(expression)) }}{% endmacro %}
 {% macro timestamp_shape() %}{{ return('[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}Z| [0-9]{2}:[0-9]{2}:[0-9]{2})') }}{% endmacro %}
 {% macro duckdb__parse_utc_timestamp(expression) %}
+    {#- why the year check: DuckDB reads year 0000 as 1 BC; Postgres refuses it -#}
     {{- return(
         "case when " ~ rerun_safe.matches_pattern(expression, rerun_safe.timestamp_shape())
+        ~ " and substr(" ~ expression ~ ", 1, 4) != '0000'"
         ~ " then try_strptime(replace(replace(" ~ expression ~ ", 'T', ' '), 'Z', ''), '%Y-%m-%d %H:%M:%S') end"
     ) -}}
 {% endmacro %}
@@ -30,8 +32,10 @@
     ) -}}
 {% endmacro %}
 {% macro spark__parse_utc_timestamp(expression) %}
+    {#- why the year check: Spark, too, reads year 0000 as 1 BC -#}
     {{- return(
         "case when " ~ rerun_safe.matches_pattern(expression, rerun_safe.timestamp_shape())
+        ~ " and substr(" ~ expression ~ ", 1, 4) != '0000'"
         ~ " then try_to_timestamp(replace(replace(" ~ expression ~ ", 'T', ' '), 'Z', ''), 'yyyy-MM-dd HH:mm:ss') end"
     ) -}}
 {% endmacro %}

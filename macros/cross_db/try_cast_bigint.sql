@@ -4,7 +4,12 @@
     {{- return("try_cast(" ~ expression ~ " as bigint)") -}}
 {% endmacro %}
 {% macro duckdb__try_cast_bigint(expression) %}
-    {{- return("try_cast(" ~ expression ~ " as bigint)") -}}
+    {#- DuckDB's cast also reads '1.5' (as 2), '1e3', '0x10', '0b11' and '1_000': check the
+        shape first, as on Postgres. -#}
+    {{- return(
+        "case when regexp_full_match(" ~ expression ~ ", '\\s*[-+]?[0-9]+\\s*') then try_cast("
+        ~ expression ~ " as bigint) end"
+    ) -}}
 {% endmacro %}
 {% macro postgres__try_cast_bigint(expression) %}
     {#- No try_cast (and no pg_input_is_valid before 16): check the shape, then the range on

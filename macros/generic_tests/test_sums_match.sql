@@ -1,31 +1,34 @@
 {#- Generic test: sum(column) by `group_by` equals sum(compare_column) by the same keys in
-    `compare_model` (a full outer join, so a key missing on either side is a failure). -#}
+    `compare_model`; a key on one side only is a failure, unless its sum is 0. Null-safe: a key
+    with nulls is compared with the same key on the other side (the sides are grouped
+    together, not joined: Postgres cannot FULL JOIN on `is not distinct from`). -#}
 {% test sums_match(model, column, group_by, compare_model, compare_column) %}
+    {%- set keys = group_by | join(', ') %}
     with
 
-    left_side as (
-        select {{ group_by | join(', ') }}, sum({{ column }}) as total
+    model_totals as (
+        select {{ keys }}, coalesce(sum({{ column }}), 0) as model_total, 0 as compare_total
         from {{ model }}
-        group by {{ group_by | join(', ') }}
+        group by {{ keys }}
     ),
 
-    right_side as (
-        select {{ group_by | join(', ') }}, sum({{ compare_column }}) as total
+    compare_totals as (
+        select {{ keys }}, 0 as model_total, coalesce(sum({{ compare_column }}), 0) as compare_total
         from {{ compare_model }}
-        group by {{ group_by | join(', ') }}
+        group by {{ keys }}
+    ),
+
+    both_sides as (
+        select * from model_totals
+        union all
+        select * from compare_totals
     )
 
     select
-        {%- for c in group_by %}
-        coalesce(left_side.{{ c }}, right_side.{{ c }}) as {{ c }},
-        {%- endfor %}
-        left_side.total as model_total,
-        right_side.total as compare_total
-    from left_side
-    full outer join right_side
-        on
-        {%- for c in group_by %}
-            {% if not loop.first %}and {% endif %}left_side.{{ c }} = right_side.{{ c }}
-        {%- endfor %}
-    where coalesce(left_side.total, 0) != coalesce(right_side.total, 0)
+        {{ keys }},
+        sum(both_sides.model_total) as model_total,
+        sum(both_sides.compare_total) as compare_total
+    from both_sides
+    group by {{ keys }}
+    having sum(both_sides.model_total) != sum(both_sides.compare_total)
 {% endtest %}

@@ -19,7 +19,7 @@
     {%- endif -%}
     {%- set literals = [] -%}
     {%- for value in values -%}
-        {%- do literals.append("cast('" ~ value ~ "' as " ~ type ~ ")") -%}
+        {%- do literals.append("cast(" ~ rerun_safe.string_literal(value) ~ " as " ~ type ~ ")") -%}
     {%- endfor -%}
     {{- return(column ~ ' in (' ~ literals | join(', ') ~ ')') -}}
 {% endmacro %}
@@ -37,7 +37,10 @@
 {% macro between_any(column, pairs, type) %}
     {%- set ranges = [] -%}
     {%- for pair in pairs -%}
-        {%- do ranges.append(column ~ " between cast('" ~ pair[0] ~ "' as " ~ type ~ ") and cast('" ~ pair[1] ~ "' as " ~ type ~ ")") -%}
+        {%- do ranges.append(
+            column ~ " between cast(" ~ rerun_safe.string_literal(pair[0]) ~ " as " ~ type ~ ")"
+            ~ " and cast(" ~ rerun_safe.string_literal(pair[1]) ~ " as " ~ type ~ ")"
+        ) -%}
     {%- endfor -%}
     {%- if ranges | length == 0 -%}
         {{- return('false') -}}

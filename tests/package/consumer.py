@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import shutil
+import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,6 +113,17 @@ class Consumer:
 
     def table(self, name: str, order_by: str) -> list[tuple]:
         return [tuple(str(v) for v in row) for row in self.query(f"select * from {name} order by {order_by}")]
+
+
+def postgres_env(server: Any) -> dict[str, str]:
+    """The consumer profile's Postgres settings for the throw-away server, in a fresh schema."""
+    return {
+        "RERUN_SAFE_PG_HOST": server.host,
+        "RERUN_SAFE_PG_PORT": str(server.port),
+        "RERUN_SAFE_PG_USER": server.user,
+        "RERUN_SAFE_PG_DBNAME": server.dbname,
+        "RERUN_SAFE_PG_SCHEMA": "c_" + uuid.uuid4().hex[:12],
+    }
 
 
 def expected_orders(batches: int) -> dict[str, tuple[str, str, int]]:

@@ -7,12 +7,11 @@ replace_keys strategies, dedup, run log, lease, balance assertion and pruning he
 from __future__ import annotations
 
 import subprocess
-import uuid
 from pathlib import Path
 
 import pytest
 
-from tests.package.consumer import REPO, Consumer, expected_daily_sales, expected_orders
+from tests.package.consumer import REPO, Consumer, expected_daily_sales, expected_orders, postgres_env
 
 ADAPTER_STRATEGY_MODELS = ("orders_merged", "orders_delete_insert", "orders_appended")
 
@@ -62,24 +61,16 @@ def _check_consumer(consumer: Consumer) -> None:
     foreign = [uid for uid, node in manifest["nodes"].items() if node["package_name"] == "rerun_safe"]
     assert foreign == []
     assert any(uid.startswith("macro.rerun_safe.materialization_incremental") for uid in manifest["macros"])
+    # the macro tests (macro_tests/) stay out of the project's own builds: not even parsed
+    assert [uid for uid, node in manifest["nodes"].items() if node["original_file_path"].startswith("macro_tests/")] == []
 
 
 def test_consumer_builds_with_the_package_on_duckdb(tmp_path: Path) -> None:
     _check_consumer(Consumer.create(tmp_path / "consumer"))
 
 
-def _postgres_env(server) -> dict[str, str]:
-    return {
-        "RERUN_SAFE_PG_HOST": server.host,
-        "RERUN_SAFE_PG_PORT": str(server.port),
-        "RERUN_SAFE_PG_USER": server.user,
-        "RERUN_SAFE_PG_DBNAME": server.dbname,
-        "RERUN_SAFE_PG_SCHEMA": "c_" + uuid.uuid4().hex[:12],
-    }
-
-
 def test_consumer_builds_with_the_package_on_postgres(tmp_path: Path, postgres_server) -> None:
-    _check_consumer(Consumer.create(tmp_path / "consumer", target="postgres", env=_postgres_env(postgres_server)))
+    _check_consumer(Consumer.create(tmp_path / "consumer", target="postgres", env=postgres_env(postgres_server)))
 
 
 @pytest.mark.parametrize("target", ["duckdb", "postgres"])
@@ -87,7 +78,7 @@ def test_other_strategies_run_the_adapters_own_materialization(tmp_path: Path, t
     """With the shim, merge / delete+insert / append give exactly what the adapter gives
     without it; without it, dbt refuses insert_overwrite (why the shim exists)."""
     def env() -> dict[str, str] | None:
-        return _postgres_env(request.getfixturevalue("postgres_server")) if target == "postgres" else None
+        return postgres_env(request.getfixturevalue("postgres_server")) if target == "postgres" else None
 
     with_shim = Consumer.create(tmp_path / "with_shim", target=target, env=env())
     without = Consumer.create(tmp_path / "without_shim", target=target, env=env(), with_shim=False)
