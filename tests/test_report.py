@@ -1,4 +1,4 @@
-"""The pipeline report page (`python -m pipeline_demo report`, `make report`; issue 35): a static
+"""The pipeline report page (`python -m pipeline_demo report`, `make report`): a static
 HTML page from a warehouse's run log, opened here in a real headless Chromium (Debian's package
 `chromium`; `.ci/run` installs it). The page must show the figures of THE warehouse it was given:
 each is compared with a query of that warehouse made here, not with anything the report code

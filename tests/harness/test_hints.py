@@ -1,4 +1,4 @@
-"""Each hint matches what the diff shows (issue 33): rows removed by the incremental route,
+"""Each hint matches what the diff shows: rows removed by the incremental route,
 rows added twice, a key that matches two source rows, an order dependence (only where the
 deliveries came in another order), updates of existing keys missed."""
 

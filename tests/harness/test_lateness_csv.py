@@ -1,4 +1,4 @@
-"""The lateness check reads delivery headers with a CSV parser (issue 35): a quoted column name
+"""The lateness check reads delivery headers with a CSV parser: a quoted column name
 may hold a comma, a doubled quote or spaces, as RFC 4180 allows, and the check still finds its
 columns. `split(",")` cut such a name in pieces and refused the deliveries."""
 

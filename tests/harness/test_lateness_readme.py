@@ -1,4 +1,4 @@
-"""The README's lateness commands draw the histogram they promise (issue 35): each names
+"""The README's lateness commands draw the histogram they promise: each names
 `--histogram`, and the first, run as written from the repository (its delivery folder and picture
 path pointed into a temporary folder), writes the PNG and names it in its result."""
 

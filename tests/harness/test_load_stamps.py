@@ -1,4 +1,4 @@
-"""Load stamps (issue 33): the reordered splits of `batches` stamp the columns a loader writes
+"""Load stamps: the reordered splits of `batches` stamp the columns a loader writes
 into each delivery at delivery time, so a correct merge on `>= max(<load stamp>)` passes; a
 high-water mark the harness cannot tell is a load stamp gives a warning, not a failure."""
 

@@ -1,4 +1,4 @@
-"""What happened to each model (issue 33): a model dbt skipped is reported with dbt's reason
+"""What happened to each model: a model dbt skipped is reported with dbt's reason
 and the node that caused it, never as a difference; a build error every build has is ERROR in
 every check, and the models x checks table agrees with the check's verdict."""
 

@@ -1,4 +1,4 @@
-"""Deliveries from data the project already has (issue 33): --split-source cuts a seed or a
+"""Deliveries from data the project already has: --split-source cuts a seed or a
 file into N deliveries by a time column, so the checks run with no delivery folder made by hand."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""PR selection (issue 33): `--select state:modified+ --state <base> --defer` judges exactly
+"""PR selection: `--select state:modified+ --state <base> --defer` judges exactly
 what `dbt ls` selects with the same state folder, and the report names the models deferred."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Every safety check the docs promise, found in dbt's own log of a build with its SQL.
 
 A check that renders to nothing passes every test that only looks at outcomes: the landing
-door's conservation check did, for months (issue 32). So each check of docs/architecture.md and
+door's conservation check did, for months. So each check of docs/architecture.md and
 docs/bad-input.md is named here with a fragment of its SQL and the node that must send it, and
 `checks_sent` reads the statements dbt actually sent (its JSON log, `SQLQuery` events) from a
 build. The DuckDB and Postgres tests (tests/pipeline/test_checks_ran.py,

@@ -1,4 +1,4 @@
-"""Rules that a held-out mutation round broke without any test noticing (issue 31), one test
+"""Rules that a held-out mutation round broke without any test noticing, one test
 each, on DuckDB. Each docstring states the case; the rule numbers are the issue's."""
 from __future__ import annotations
 

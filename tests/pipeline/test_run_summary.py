@@ -1,4 +1,4 @@
-"""What a user sees (issue 35): every writing dbt command ends with a summary of what THIS
+"""What a user sees: every writing dbt command ends with a summary of what THIS
 run did, printed by the on-run-end hook run_summary (macros/audit/run_summary.sql) through
 dbt's logger from the run's own rows of rerun_safe_runs and rerun_safe_run_log. Read here
 from dbt's JSON log file, as a user reads it on the console."""

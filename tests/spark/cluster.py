@@ -1,4 +1,4 @@
-"""A standalone Spark cluster on this machine, behind the Spark Thrift server (issue 36).
+"""A standalone Spark cluster on this machine, behind the Spark Thrift server.
 
 Four JVMs from pyspark's own jars (requirements-spark.txt), each in a process group of its own:
 
