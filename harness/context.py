@@ -1,13 +1,14 @@
-"""What every check receives: the dbt settings, its folder, the deliveries, its options."""
+"""What every check receives: the dbt settings, its folder, the deliveries (its own options come
+with it: harness.checks.base)."""
 
 from __future__ import annotations
 
 import re
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from harness.dbt_invoke import DbtRun, DbtSettings
 from harness.deliveries import DEFAULT_BATCH_PATTERN, Batch, discover_batches
@@ -19,8 +20,6 @@ from harness.sources import SourceLoader
 from harness.stores import Store
 from harness.stores.duckdb import DuckDBStore
 from harness.workspace import Lane, Progress
-
-T = TypeVar("T")
 
 
 def _silent(message: str) -> None:
@@ -48,7 +47,6 @@ class CheckContext:
     batch_pattern: str = DEFAULT_BATCH_PATTERN
     sample_size: int = 5
     progress: Progress = _silent
-    options: dict[str, Any] = field(default_factory=dict)
     # table or model name -> the check that already reported its difference in this run
     # (later checks list it once, and do not count it again)
     explained: dict[str, str] = field(default_factory=dict)
@@ -91,13 +89,6 @@ class CheckContext:
         if self.deliveries is None:
             raise ValueError("this check needs --deliveries DIR (a folder of CSV delivery files)")
         return discover_batches(self.deliveries, self.batch_pattern)
-
-    def typed(self, cls: type[T]) -> T:
-        """A check's options as its dataclass: the flags given (not None), the dataclass's own
-        defaults for the rest (a check's add_arguments leaves defaults to None, so each
-        default is written once)."""
-        given = {f.name: self.options[f.name] for f in fields(cls) if self.options.get(f.name) is not None}  # type: ignore[arg-type]
-        return cls(**given)
 
 
 def manifest_of(run: DbtRun) -> Project:

@@ -17,6 +17,7 @@ import pytest
 
 from harness import api, cli
 from harness.checks import crash
+from harness.checks.base import Check, NoOptions
 from harness.compare import Purpose, compare_snapshots
 from harness.context import CheckContext, finish
 from harness.dbt_invoke import DbtSettings, build_args
@@ -330,16 +331,14 @@ def test_a_lane_needs_the_scratch_profile(tmp_path: Path) -> None:
 # ---- the crash trials ------------------------------------------------------------------------
 
 def test_the_default_crash_batch_is_the_middle_one() -> None:
-    def ctx(**options):
-        return SimpleNamespace(typed=lambda cls: cls(**options))
-
-    assert crash._crash_batches(ctx(), 3) == [2]
-    assert crash._crash_batches(ctx(), 5) == [3]
-    assert crash._crash_batches(ctx(crash_batches=("all",)), 3) == [1, 2, 3]
-    assert crash._crash_batches(ctx(crash_batches=("3", "1", "3")), 3) == [1, 3]
+    options = crash.Options
+    assert crash._crash_batches(options(), 3) == [2]
+    assert crash._crash_batches(options(), 5) == [3]
+    assert crash._crash_batches(options(crash_batches=("all",)), 3) == [1, 2, 3]
+    assert crash._crash_batches(options(crash_batches=("3", "1", "3")), 3) == [1, 3]
     for wrong in (("0",), ("4",)):
         with pytest.raises(ValueError, match="batches 1..3"):
-            crash._crash_batches(ctx(crash_batches=wrong), 3)
+            crash._crash_batches(options(crash_batches=wrong), 3)
 
 
 class _Lane:
@@ -464,22 +463,32 @@ def test_variants_compare_other_splits_and_drop_equal_ones() -> None:
 
 # ---- the exit status -------------------------------------------------------------------------
 
-def _check(name: str, *, applies: str = "", raises: Exception | None = None) -> SimpleNamespace:
-    def run(ctx):
-        if raises:
-            raise raises
-        return CheckResult(name=name, status=Status.PASS)
+def _check(name: str, *, applies: str = "", raises: Exception | None = None) -> Check[NoOptions]:
+    reason, error = applies, raises
 
-    return SimpleNamespace(NAME=name, applies=lambda ctx: applies, run=run)
+    class Fake(Check[NoOptions]):
+        help = "a check that passes, raises or does not apply"
+        options_type = NoOptions
+
+        def applies(self, ctx: CheckContext, options: NoOptions) -> str:
+            return reason
+
+        def run(self, ctx: CheckContext, options: NoOptions) -> CheckResult:
+            if error:
+                raise error
+            return CheckResult(name=name, status=Status.PASS)
+
+    Fake.name = name
+    return Fake()
 
 
 def test_a_check_that_raises_or_does_not_apply_when_named_is_an_error(tmp_path: Path) -> None:
     ctx = CheckContext(settings=DbtSettings(project_dir=tmp_path), workdir=tmp_path)
-    broken = run_checks([_check("a", raises=KeyError("x")), _check("b", raises=ValueError("bad"))], ctx)  # type: ignore[list-item]
+    broken = run_checks([_check("a", raises=KeyError("x")), _check("b", raises=ValueError("bad"))], ctx)
     assert [r.status for r in broken] == [Status.ERROR, Status.ERROR]
-    named = run_checks([_check("c", applies="needs --deliveries DIR")], ctx, named=True)  # type: ignore[list-item]
+    named = run_checks([_check("c", applies="needs --deliveries DIR")], ctx, named=True)
     assert [(r.status, r.errors) for r in named] == [(Status.ERROR, ["c needs --deliveries DIR"])]
-    every = run_checks([_check("c", applies="needs --deliveries DIR")], ctx)  # type: ignore[list-item]
+    every = run_checks([_check("c", applies="needs --deliveries DIR")], ctx)
     assert [(r.status, r.reason) for r in every] == [(Status.SKIPPED, "does not apply: needs --deliveries DIR")]
 
 
@@ -494,9 +503,9 @@ def fake_session(tmp_path: Path, monkeypatch):
             raise seen["raise"]
         return SimpleNamespace(store=SimpleNamespace(close=lambda keep=False: None, adapter="duckdb"))
 
-    def fake_run_checks(selected, ctx, *, skipped=None, named=False):
-        seen.update(names=[c.NAME for c in selected], skipped=dict(skipped or {}), named=named)
-        return list(seen.get("results", [CheckResult(name=c.NAME, status=Status.PASS) for c in selected]))
+    def fake_run_checks(selected, ctx, *, options=None, skipped=None, named=False):
+        seen.update(names=[c.name for c in selected], skipped=dict(skipped or {}), named=named, options=options)
+        return list(seen.get("results", [CheckResult(name=c.name, status=Status.PASS) for c in selected]))
 
     monkeypatch.setattr(api, "open_session", open_session)
     monkeypatch.setattr(api, "run_each", fake_run_checks)
