@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,7 +15,7 @@ from harness.deliveries import DEFAULT_BATCH_PATTERN, Batch, discover_batches
 from harness.hints import hint_for
 from harness.keys import KeyViolation
 from harness.project import Project, load_manifest
-from harness.results import CheckResult, Comparison, NotJudged, Status
+from harness.results import CheckResult, Comparison, Findings, NotJudged, Status
 from harness.sources import SourceLoader
 from harness.stores import Store
 from harness.stores.duckdb import DuckDBStore
@@ -108,9 +108,9 @@ def annotate(ctx: CheckContext | None, check: str, comparisons: Sequence[Compari
                 diff.explained_by = ctx.explained[name]
 
 
-def lane_findings(ctx: CheckContext | None, check: str, lanes: Sequence[Lane]) -> dict[str, Any]:
+def lane_findings(ctx: CheckContext | None, check: str, lanes: Sequence[Lane]) -> Findings:
     """Build errors, key violations (one per model and grain), failing data tests and skipped
-    nodes of a check's lanes, as CheckResult fields."""
+    nodes of a check's lanes."""
     violations: dict[tuple[str, tuple[str, ...]], KeyViolation] = {}
     for lane in lanes:
         for checked in lane.key_checks:
@@ -121,17 +121,17 @@ def lane_findings(ctx: CheckContext | None, check: str, lanes: Sequence[Lane]) -
             violation.explained_by = ctx.explained_keys[violation.model]
     errors = [problem for lane in lanes for problem in lane.problems()]
     causes = skip_causes(run for lane in lanes for run in lane.runs)
-    return {
-        "errors": unexplained_errors(ctx, check, errors),
-        "key_violations": list(violations.values()),
-        "test_failures": sorted({f for lane in lanes for f in lane.test_failures()}),
-        "skipped_nodes": [f"{uid} ({reason})" for uid, reason in sorted(causes.items())],
-        "dbt_skipped": {
+    return Findings(
+        errors=tuple(unexplained_errors(ctx, check, errors)),
+        key_violations=tuple(violations.values()),
+        test_failures=tuple(sorted({f for lane in lanes for f in lane.test_failures()})),
+        skipped_nodes=tuple(f"{uid} ({reason})" for uid, reason in sorted(causes.items())),
+        dbt_skipped={
             uid.split(".")[-1]: reason
             for uid, reason in sorted(causes.items())
             if uid.split(".")[0] in ("model", "seed", "snapshot")
         },
-    }
+    )
 
 
 def skip_causes(runs: Iterable[DbtRun]) -> dict[str, str]:
@@ -143,7 +143,7 @@ def skip_causes(runs: Iterable[DbtRun]) -> dict[str, str]:
     return causes
 
 
-def set_aside_skipped(comparisons: Sequence[Comparison], dbt_skipped: dict[str, str]) -> None:
+def set_aside_skipped(comparisons: Sequence[Comparison], dbt_skipped: Mapping[str, str]) -> None:
     """A model dbt skipped in one build exists on one side only: that is dbt's skip (an
     upstream failure), not a difference. It goes to the comparison's not judged, with dbt's
     reason."""
@@ -230,7 +230,7 @@ def finish(
     compares no tables by design (`compares=False`: keys) gets no "tables judged" / "rows
     compared" figures; the result's figures are final (a check does not edit them after)."""
     findings = lane_findings(ctx, name, lanes)
-    set_aside_skipped(comparisons, findings["dbt_skipped"])
+    set_aside_skipped(comparisons, findings.dbt_skipped)
     annotate(ctx, name, comparisons)
     figures: dict[str, object] = {}
     if compares:
@@ -247,11 +247,7 @@ def finish(
     }
     if units:  # --unit-tests: how many of the project's unit tests the builds ran
         figures["unit tests run"] = len(units)
-    failed = (
-        bool(findings["errors"])
-        or not all(comparison.passed for comparison in comparisons)
-        or any(not v.explained_by for v in findings["key_violations"])
-    )
+    failed = findings.failed or not all(comparison.passed for comparison in comparisons)
     if nothing is None:  # the default judgement: rows were compared
         nothing = ""
         if not comparisons:
@@ -270,13 +266,14 @@ def finish(
     status = Status.FAIL if failed else (Status.NOT_EXERCISED if nothing else Status.PASS)
     if first_failed:
         status = Status.ERROR
-    return CheckResult(
-        name=name,
-        status=status,
-        comparisons=comparisons,
-        notes=list(notes),
-        duration_s=time.monotonic() - started,
-        exercised=figures,
-        reason=nothing if status is Status.NOT_EXERCISED else "",
-        **findings,
+    return findings.into(
+        CheckResult(
+            name=name,
+            status=status,
+            comparisons=comparisons,
+            notes=list(notes),
+            duration_s=time.monotonic() - started,
+            exercised=figures,
+            reason=nothing if status is Status.NOT_EXERCISED else "",
+        )
     )

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
@@ -153,6 +154,14 @@ class Comparison:
         raise KeyError(f"{table} not compared in {self.label!r}")
 
 
+class Interruption(StrEnum):
+    """How a crash point interrupted the build of its batch (harness.checks.crash)."""
+
+    STOPPED = "stopped between models"  # only a prefix of the build order was built
+    FAILED_MODEL = "model failed before COMMIT"  # --fault-var: a model failed after its write
+    SIGKILL = "SIGKILL"  # a child dbt build killed at a moment of its execution
+
+
 @dataclass
 class Trial:
     """One scenario of a check that tries many (a crash point, a start order): what was done,
@@ -165,6 +174,7 @@ class Trial:
     errors: list[str] = field(default_factory=list)  # builds that had to succeed and did not
     explained: list[str] = field(default_factory=list)  # differing tables another check reported
     reached: bool = True  # the point stopped the build where it meant to (a kill that hit a running build)
+    interruption: Interruption | None = None  # a crash point's kind; None for other trials
 
     def line(self) -> str:
         parts = [self.outcome] if self.outcome else []
@@ -172,6 +182,38 @@ class Trial:
             parts.append("differs: " + "; ".join(self.tables))
         parts += [f"error: {error.splitlines()[0][:200]}" for error in self.errors]
         return " | ".join(parts)
+
+
+@dataclass(frozen=True)
+class Findings:
+    """What a check's builds found besides its comparisons (harness.context.lane_findings):
+    build errors, duplicate keys (one per model and grain), the project's failing data tests
+    and the nodes dbt skipped."""
+
+    errors: tuple[str, ...] = ()  # build errors no earlier check of the run explains
+    key_violations: tuple[KeyViolation, ...] = ()
+    test_failures: tuple[str, ...] = ()  # the project's failing data tests
+    skipped_nodes: tuple[str, ...] = ()  # "<unique_id> (<dbt's reason>)"
+    # model name -> dbt's reason it skipped the model (an upstream failure): not a difference
+    dbt_skipped: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> bool:
+        """A build error, or a duplicate key no earlier check of the run reported."""
+        return bool(self.errors) or any(not violation.explained_by for violation in self.key_violations)
+
+    def with_errors_first(self, errors: Sequence[str]) -> Findings:
+        """These findings with the check's own `errors` first, each error listed once."""
+        return replace(self, errors=(*errors, *(error for error in self.errors if error not in errors)))
+
+    def into(self, result: CheckResult) -> CheckResult:
+        """`result` with these findings as its fields (the reports read them there)."""
+        result.errors = list(self.errors)
+        result.key_violations = list(self.key_violations)
+        result.test_failures = list(self.test_failures)
+        result.skipped_nodes = list(self.skipped_nodes)
+        result.dbt_skipped = dict(self.dbt_skipped)
+        return result
 
 
 @dataclass

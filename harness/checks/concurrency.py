@@ -188,19 +188,16 @@ class Concurrency(Check[Options]):
             )
         notes += [f"not judged: {nj.table}: {nj.reason}" for nj in not_judged]
         findings = lane_findings(ctx, NAME, [ref.lane, lane])
-        passed = (
-            all(trial.survived for trial in trials)
-            and not findings["errors"]
-            and not any(not v.explained_by for v in findings["key_violations"])
-        )
-        return CheckResult(
-            name=NAME,
-            status=Status.PASS if passed else Status.FAIL,
-            comparisons=shown,
-            notes=notes,
-            metrics={f"{trial.label}": trial.outcome.split(":")[0] for trial in trials},
-            trials=trials,
-            duration_s=time.monotonic() - started,
-            exercised={"start orders tried": len(trials), "builds started": 2 * len(trials)},
-            **findings,
+        passed = all(trial.survived for trial in trials) and not findings.failed
+        return findings.into(
+            CheckResult(
+                name=NAME,
+                status=Status.PASS if passed else Status.FAIL,
+                comparisons=shown,
+                notes=notes,
+                metrics={f"{trial.label}": trial.outcome.split(":")[0] for trial in trials},
+                trials=trials,
+                duration_s=time.monotonic() - started,
+                exercised={"start orders tried": len(trials), "builds started": 2 * len(trials)},
+            )
         )

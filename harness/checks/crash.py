@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from harness import childlog
@@ -35,7 +35,7 @@ from harness.compare import Purpose, compare_snapshots
 from harness.context import CheckContext, annotate, key_figures, lane_findings, unexplained_errors
 from harness.project import build_order
 from harness.reference import Reference, build_reference
-from harness.results import CheckResult, Comparison, NotJudged, Status, Trial
+from harness.results import CheckResult, Comparison, Interruption, NotJudged, Status, Trial
 from harness.workspace import Lane
 
 NAME = "crash"
@@ -56,10 +56,20 @@ CHILD_TIMEOUT_S = 1800.0
 
 
 @dataclass(frozen=True)
+class Stopped:
+    """What the interrupted build did: a line for the report, and whether the point reached
+    the build (a kill that came after the build had ended did not)."""
+
+    outcome: str
+    reached: bool = True
+
+
+@dataclass(frozen=True)
 class Point:
     batch: int
-    label: str
-    stop: Callable[[Lane], str]  # runs the interrupted build, says what happened
+    interruption: Interruption
+    label: str  # for display: the batch, the interruption and where it hit
+    stop: Callable[[Lane], Stopped]  # runs the interrupted build
 
 
 def spread(count: int, cap: int | None) -> list[int]:
@@ -100,17 +110,17 @@ def _crash_batches(options: Options, count: int) -> list[int]:
 def _prefix_point(ctx: CheckContext, ref: Reference, batch: int, names: list[str], k: int) -> Point:
     label = f"{ref.batch_label(batch)}: stopped after {k} of {len(names)} nodes (last built: {names[k - 1]})"
 
-    def stop(lane: Lane) -> str:
+    def stop(lane: Lane) -> Stopped:
         run = lane.dbt("build", select=names[:k], record=False)
-        return f"built {', '.join(names[:k])}" + ("" if run.ok else f" ({len(run.problems)} problem(s))")
+        return Stopped(f"built {', '.join(names[:k])}" + ("" if run.ok else f" ({len(run.problems)} problem(s))"))
 
-    return Point(batch, label, stop)
+    return Point(batch, Interruption.STOPPED, label, stop)
 
 
 def _fault_point(ctx: CheckContext, ref: Reference, batch: int, var: str, model: str, identifier: str) -> Point:
     label = f"{ref.batch_label(batch)}: {model} failed before COMMIT ({var}={identifier})"
 
-    def stop(lane: Lane) -> str:
+    def stop(lane: Lane) -> Stopped:
         run = lane.dbt(
             "build",
             select=ctx.build_select,
@@ -124,9 +134,9 @@ def _fault_point(ctx: CheckContext, ref: Reference, batch: int, var: str, model:
                 f"--fault-var {var}={identifier}: {model} did not fail; does the project read "
                 f"var('{var}') and fail the model it names?"
             )
-        return f"{model} failed; {sum(n.status == 'skipped' for n in run.nodes)} node(s) skipped"
+        return Stopped(f"{model} failed; {sum(n.status == 'skipped' for n in run.nodes)} node(s) skipped")
 
-    return Point(batch, label, stop)
+    return Point(batch, Interruption.FAILED_MODEL, label, stop)
 
 
 class FaultIgnored(RuntimeError):
@@ -136,7 +146,7 @@ class FaultIgnored(RuntimeError):
 def _kill_point(ctx: CheckContext, ref: Reference, batch: int, at: float, window: float) -> Point:
     label = f"{ref.batch_label(batch)}: SIGKILL {at:.2f} s into the build's execution (clean: {window:.2f} s)"
 
-    def stop(lane: Lane) -> str:
+    def stop(lane: Lane) -> Stopped:
         child = lane.spawn("build", select=ctx.build_select, target_name="target_child")
         executing = childlog.wait_for_execution(child.log_file, lambda: child.process.poll() is None)
         if executing is not None:
@@ -148,10 +158,13 @@ def _kill_point(ctx: CheckContext, ref: Reference, batch: int, at: float, window
             child.process.kill()
         lane.collect(child, timeout=CHILD_TIMEOUT_S, record=False)
         if finished_first:
-            return f"not interrupted: the build had ended (exit {child.process.returncode}) before the kill"
-        return "killed " + childlog.progress(child.log_file).describe()
+            return Stopped(
+                f"not interrupted: the build had ended (exit {child.process.returncode}) before the kill",
+                reached=False,
+            )
+        return Stopped("killed " + childlog.progress(child.log_file).describe())
 
-    return Point(batch, label, stop)
+    return Point(batch, Interruption.SIGKILL, label, stop)
 
 
 def _execution_window(ctx: CheckContext, ref: Reference, lane: Lane, batch: int) -> tuple[float, str]:
@@ -171,6 +184,17 @@ def _execution_window(ctx: CheckContext, ref: Reference, lane: Lane, batch: int)
     return ended - executing, ""
 
 
+def points_exercised(trials: Sequence[Trial]) -> dict[str, int]:
+    """The crash points tried, by how they interrupted the build: stops between models (or
+    failed models), kills, and the kills that hit a running build."""
+    kills = [trial for trial in trials if trial.interruption is Interruption.SIGKILL]
+    return {
+        "between-model stops": len(trials) - len(kills),
+        "kill points tried": len(kills),
+        "kill points reached (killed a running build)": sum(trial.reached for trial in kills),
+    }
+
+
 def _differences(comparison: Comparison, when: str) -> list[str]:
     return [
         f"{diff.table.split('.')[-1]} ({', '.join(diff.kinds())}; {when})"
@@ -182,7 +206,7 @@ def _differences(comparison: Comparison, when: str) -> list[str]:
 def _try(ctx: CheckContext, ref: Reference, lane: Lane, point: Point, number: int) -> tuple[Trial, list[Comparison]]:
     lane.restore(ref.checkpoints[point.batch - 1])
     lane.reset_deliveries(ref.files_through(point.batch - 1), ref.batches[point.batch - 1].files)
-    outcome = point.stop(lane)
+    stopped = point.stop(lane)
     errors: list[str] = []
     recovery = lane.dbt("build", select=ctx.build_select, record=False, keys=True)
     errors += [f"rebuild after the crash: {problem}" for problem in recovery.problems]
@@ -237,11 +261,12 @@ def _try(ctx: CheckContext, ref: Reference, lane: Lane, point: Point, number: in
     trial = Trial(
         label=point.label,
         survived=survived,
-        outcome=outcome,
+        outcome=stopped.outcome,
         tables=tables,
         errors=errors,
         explained=explained,
-        reached=not outcome.startswith("not interrupted"),
+        reached=stopped.reached,
+        interruption=point.interruption,
     )
     return trial, comparisons
 
@@ -358,8 +383,9 @@ class Crash(NeedsDeliveries[Options]):
                 failed_comparisons += [c for c in comparisons if not c.passed]
             ctx.progress(f"[{NAME}] point {number}: {'survived' if trial.survived else 'FAILED'}")
 
-        interrupted = sum(t.outcome.startswith("killed") for t in trials)
-        kill_trials = sum("SIGKILL" in t.label for t in trials)
+        figures = points_exercised(trials)
+        kill_trials = figures["kill points tried"]
+        interrupted = figures["kill points reached (killed a running build)"]
         metrics: dict[str, object] = {
             "points tried": len(trials),
             "survived": sum(t.survived for t in trials),
@@ -369,11 +395,7 @@ class Crash(NeedsDeliveries[Options]):
         }
         if clean_child_s:
             metrics["clean child build, execution (s)"] = ", ".join(f"{k}: {v}" for k, v in clean_child_s.items())
-        exercised: dict[str, object] = {
-            "between-model stops": sum("SIGKILL" not in t.label for t in trials),
-            "kill points tried": kill_trials,
-            "kill points reached (killed a running build)": interrupted,
-        }
+        exercised: dict[str, object] = dict(figures)
         exercised.update(key_figures([ref.lane, lane]))
         notes = [f"{metrics['survived']} of {len(trials)} crash point(s) survived"]
         if one_process and options.kill_points:
@@ -386,8 +408,7 @@ class Crash(NeedsDeliveries[Options]):
         if explained:
             notes.append("differences already reported by an earlier check, not counted again: " + ", ".join(explained))
         notes += [f"not judged: {nj.table}: {nj.reason}" for nj in not_judged]
-        findings = lane_findings(ctx, NAME, [ref.lane, lane])
-        findings["errors"] = errors + [e for e in findings["errors"] if e not in errors]
+        findings = lane_findings(ctx, NAME, [ref.lane, lane]).with_errors_first(errors)
         reached = sum(t.reached for t in trials)
         reason = ""
         if not reached and not errors:
@@ -396,21 +417,18 @@ class Crash(NeedsDeliveries[Options]):
                 if not trials
                 else "every kill came after the build had ended"
             )
-        failed = (
-            bool(findings["errors"])
-            or not all(trial.survived for trial in trials)
-            or any(not v.explained_by for v in findings["key_violations"])
-        )
+        failed = findings.failed or not all(trial.survived for trial in trials)
         status = Status.FAIL if failed else (Status.NOT_EXERCISED if reason else Status.PASS)
-        return CheckResult(
-            name=NAME,
-            status=status,
-            comparisons=failed_comparisons,
-            notes=notes,
-            metrics=metrics,
-            trials=trials,
-            duration_s=time.monotonic() - started,
-            exercised=exercised,
-            reason=reason if status is Status.NOT_EXERCISED else "",
-            **findings,
+        return findings.into(
+            CheckResult(
+                name=NAME,
+                status=status,
+                comparisons=failed_comparisons,
+                notes=notes,
+                metrics=metrics,
+                trials=trials,
+                duration_s=time.monotonic() - started,
+                exercised=exercised,
+                reason=reason if status is Status.NOT_EXERCISED else "",
+            )
         )

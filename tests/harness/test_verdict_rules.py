@@ -24,7 +24,7 @@ from harness.dbt_invoke import DbtSettings, build_args
 from harness.deliveries import discover_batches, landed_path, mark_unread, reads_observable, was_read
 from harness.diff import Side, diff_sides, relation_columns
 from harness.project import Model, Project, RerunSafeMeta
-from harness.results import CheckResult, Comparison, Status, TableDiff
+from harness.results import CheckResult, Comparison, Interruption, Status, TableDiff, Trial
 from harness.runner import run_checks
 from harness.target import SCHEMA_ENV, WAREHOUSE_ENV, Refused, ScratchProfile, check_locations, scratch_profile
 from harness.warehouse import take_snapshot
@@ -374,7 +374,8 @@ def _ref() -> SimpleNamespace:
     )
 
 
-def _try(tmp_path: Path, monkeypatch, *, problems=(), differs: tuple[str, ...] = (), outcome="built a") -> tuple:
+def _try(tmp_path: Path, monkeypatch, *, problems=(), differs: tuple[str, ...] = (),
+         stopped: crash.Stopped = crash.Stopped("built a")) -> tuple:
     compared: list[str] = []
 
     def fake_compare(left, right, **kwargs):
@@ -385,7 +386,7 @@ def _try(tmp_path: Path, monkeypatch, *, problems=(), differs: tuple[str, ...] =
     monkeypatch.setattr(crash, "compare_snapshots", fake_compare)
     ctx = CheckContext(settings=DbtSettings(project_dir=tmp_path), workdir=tmp_path)
     lane = _Lane([list(p) for p in problems])
-    point = crash.Point(2, "batch 2: stopped", lambda _: outcome)
+    point = crash.Point(2, crash.Interruption.SIGKILL, "batch 2: SIGKILL", lambda _: stopped)
     trial, comparisons = crash._try(ctx, _ref(), lane, point, 1)  # type: ignore[arg-type]
     return trial, comparisons, compared, lane.calls
 
@@ -411,8 +412,25 @@ def test_a_difference_after_the_last_batch_fails_the_point(tmp_path: Path, monke
 
 
 def test_a_kill_after_the_build_ended_is_not_reached(tmp_path: Path, monkeypatch) -> None:
-    trial, *_ = _try(tmp_path, monkeypatch, outcome="not interrupted: the build had ended (exit 0) before the kill")
-    assert trial.survived and not trial.reached
+    ended = crash.Stopped("not interrupted: the build had ended (exit 0) before the kill", reached=False)
+    trial, *_ = _try(tmp_path, monkeypatch, stopped=ended)
+    assert trial.survived and not trial.reached and trial.interruption is crash.Interruption.SIGKILL
+
+
+def test_crash_points_are_counted_by_their_interruption_not_by_their_label() -> None:
+    # A kill point whose label has no "SIGKILL" is still a kill; a stop whose label has one is
+    # still a stop; only a kill that hit a running build is reached.
+    trials = [
+        Trial(label="batch 2: killed early", survived=True, interruption=Interruption.SIGKILL),
+        Trial(label="batch 2: late", survived=True, reached=False, interruption=Interruption.SIGKILL),
+        Trial(label="batch 2: stopped after SIGKILL-handler", survived=True, interruption=Interruption.STOPPED),
+        Trial(label="batch 2: m failed", survived=False, interruption=Interruption.FAILED_MODEL),
+    ]
+    assert crash.points_exercised(trials) == {
+        "between-model stops": 2,
+        "kill points tried": 2,
+        "kill points reached (killed a running build)": 1,
+    }
 
 
 def test_a_killed_build_is_a_run_with_an_error(tmp_path: Path) -> None:
