@@ -15,7 +15,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from harness.project import Model
+from harness.project import CompareMode, Model
 from harness.sql import Sql
 
 if TYPE_CHECKING:
@@ -130,7 +130,7 @@ def check_keys(store: Store, place: str, models: Iterable[Model], built: Collect
     result.not_asserted = [
         KeyNotAsserted(m.name, m.display_name, m.key_not_asserted, m.config_key) for m in models if m.key_not_asserted
     ]
-    wanted = [m for m in models if m.grains and m.rerun_safe.compare != "skip"]
+    wanted = [m for m in models if m.grains and m.rerun_safe.compare is not CompareMode.SKIP]
     if not wanted or not store.exists(place):
         return result
     with store.reading(place) as (con, name_of):

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from harness.checks.base import Check
 from harness.compare import Purpose, compare_snapshots
 from harness.context import CheckContext, build_everything, finish, manifest_of
+from harness.project import CompareMode
 from harness.results import CheckResult, Comparison
 
 NAME = "idempotency"
@@ -51,7 +52,7 @@ class Idempotency(Check[Options]):
                 for model in project.models
                 if model.resource_type == "model"
                 and (selected is None or model.unique_id in selected)
-                and model.rerun_safe.compare != "skip"
+                and model.rerun_safe.compare is not CompareMode.SKIP
             ]
             for model in models:
                 lane.dbt("run", select=(model.name,), uses_landing=uses_landing)
@@ -70,7 +71,7 @@ class Idempotency(Check[Options]):
                 # Every other relation is "not selected" here: listing them per model is noise.
                 comparison.not_judged = [nj for nj in comparison.not_judged if nj.reason != "not selected"]
                 comparisons.append(comparison)
-            skipped = [m.name for m in project.models if m.rerun_safe.compare == "skip"]
+            skipped = [m.name for m in project.models if m.rerun_safe.compare is CompareMode.SKIP]
             notes = [f"not run on their own (compare = skip): {', '.join(skipped)}"] if skipped else []
             exercised["models run twice on their own"] = len(models)
             return finish(NAME, started, comparisons, [lane], notes, ctx=ctx, exercised=exercised)
