@@ -76,7 +76,7 @@ def compare_snapshots(
                 if name.lower() == relation.display_name.lower()
             ]
             if unreadable:
-                comparison.diffs.append(TableDiff(table=relation.display_name, schema_changes=unreadable))
+                comparison.diffs.append(TableDiff(table=relation.display_name, schema_problems=unreadable))
                 continue
             if key not in left_relations or key not in right_relations:
                 comparison.diffs.append(

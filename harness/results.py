@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:  # harness.keys reads these results: no import at run time
     from harness.keys import KeyNotAsserted, KeyViolation
@@ -17,6 +17,55 @@ class Status(StrEnum):
     ERROR = "error"  # the check could not run to a verdict
     NOT_EXERCISED = "not exercised"  # it ran, but tried nothing (no row, no file read, no point)
     SKIPPED = "skipped"  # not run: it does not apply to this project, or --skip / --only
+
+
+class Column(NamedTuple):
+    name: str
+    type: str
+
+
+class Retyped(NamedTuple):
+    """A column on both sides, of another type on the right."""
+
+    name: str
+    left: str
+    right: str
+
+
+@dataclass(frozen=True)
+class SchemaDiff:
+    """How the columns of two relations differ, matched by name (sqlmesh's `SchemaDiff` has
+    the same shape): columns only on the right (`added`), only on the left (`removed`), and on
+    both with another type (`retyped`)."""
+
+    added: tuple[Column, ...] = ()
+    removed: tuple[Column, ...] = ()
+    retyped: tuple[Retyped, ...] = ()
+
+    @classmethod
+    def between(cls, left: Mapping[str, str], right: Mapping[str, str]) -> SchemaDiff:
+        """The difference of two column maps (name -> type), each in its relation's order."""
+        return cls(
+            added=tuple(Column(name, type_) for name, type_ in right.items() if name not in left),
+            removed=tuple(Column(name, type_) for name, type_ in left.items() if name not in right),
+            retyped=tuple(
+                Retyped(name, type_, right[name])
+                for name, type_ in left.items()
+                if name in right and right[name] != type_
+            ),
+        )
+
+    @property
+    def has_changes(self) -> bool:
+        return bool(self.added or self.removed or self.retyped)
+
+    def lines(self) -> list[str]:
+        """One line per changed column, for the reports."""
+        return [
+            *(f"column {column.name} only on the left" for column in self.removed),
+            *(f"column {column.name} type {column.left} -> {column.right}" for column in self.retyped),
+            *(f"column {column.name} only on the right" for column in self.added),
+        ]
 
 
 @dataclass
@@ -31,7 +80,10 @@ class TableDiff:
     left_rows: int = 0
     right_rows: int = 0
     missing_on: str | None = None  # "left" | "right" when the relation exists on one side only
-    schema_changes: list[str] = field(default_factory=list)
+    schema: SchemaDiff = field(default_factory=SchemaDiff)
+    # why the rows could not be compared as they stand: no column in common, a key column
+    # missing, a view that could not be read, types the other side cannot take
+    schema_problems: list[str] = field(default_factory=list)
     surplus_left: int = 0  # rows (counted with multiplicity) only on the left
     surplus_right: int = 0
     duplicated_groups: int = 0  # identical rows present on both sides with different counts
@@ -49,6 +101,11 @@ class TableDiff:
     warning: str = ""
     # columns left out of this comparison because the split stamped them at delivery time
     stamped_columns: tuple[str, ...] = ()
+
+    @property
+    def schema_changes(self) -> list[str]:
+        """The schema's differences and problems as the reports print them."""
+        return self.schema.lines() + self.schema_problems
 
     @property
     def judged_identical(self) -> bool:
