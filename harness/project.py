@@ -60,6 +60,10 @@ class RerunSafeMeta:
     # that reorders the deliveries stamps them at delivery time (harness.stamps).
     load_stamp_columns: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        # RerunSafeMeta(compare="history") from Python: the enum, so `is CompareMode.X` holds
+        object.__setattr__(self, "compare", CompareMode(self.compare))
+
     @classmethod
     def from_meta(cls, meta: dict[str, Any] | None, model: str = "a model") -> RerunSafeMeta:
         """`meta.rerun_safe` of `model` (its name, for the errors), parsed once."""

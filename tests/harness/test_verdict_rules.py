@@ -23,7 +23,7 @@ from harness.context import CheckContext, finish
 from harness.dbt_invoke import DbtSettings, build_args
 from harness.deliveries import discover_batches, landed_path, mark_unread, reads_observable, was_read
 from harness.diff import Side, diff_sides, relation_columns
-from harness.project import Model, Project, RerunSafeMeta
+from harness.project import CompareMode, Model, Project, RerunSafeMeta
 from harness.results import CheckResult, Comparison, Interruption, Status, TableDiff, Trial
 from harness.runner import run_checks
 from harness.target import SCHEMA_ENV, WAREHOUSE_ENV, Refused, ScratchProfile, check_locations, scratch_profile
@@ -118,7 +118,7 @@ def test_a_history_is_compared_by_balances_only_when_converging(tmp_path: Path, 
     after = take_snapshot(_warehouse(tmp_path / "b" / "w.duckdb",
                                      "create table ledger as select * from (values (1, 100), (1, 50), (1, -50)) v(company_id, cents)"),
                           tmp_path / "sb", "after")
-    meta = RerunSafeMeta(compare="history", group_by=("company_id",), sum_columns=("cents",))
+    meta = RerunSafeMeta(compare=CompareMode.HISTORY, group_by=("company_id",), sum_columns=("cents",))
     comparison = compare_snapshots(before, after, Project("p", (_model("ledger", meta),)), label="x", purpose=purpose)
     assert comparison.passed is (purpose is Purpose.CONVERGE)
 
@@ -541,6 +541,18 @@ def test_all_runs_every_check_unless_left_out(fake_session) -> None:
     assert "keys" not in seen["skipped"]
     assert cli.main(["batches", *args]) == 0
     assert seen["named"] and seen["names"] == ["batches"]
+
+
+def test_the_cli_gives_each_check_its_own_typed_options(fake_session) -> None:
+    from harness.checks import idempotency
+
+    seen, args = fake_session
+    assert cli.main(["all", *args, "--per-model", "--crash-points", "1", "--seed", "7"]) == 0
+    assert seen["options"]["idempotency"] == idempotency.Options(per_model=True)
+    assert seen["options"]["crash"] == crash.Options(crash_points=1, seed=7)
+    assert seen["options"]["keys"] == NoOptions()
+    assert cli.main(["crash", *args]) == 0
+    assert seen["options"] == {"crash": crash.Options()}
 
 
 @pytest.mark.parametrize(("statuses", "code"), [
