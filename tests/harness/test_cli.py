@@ -129,6 +129,12 @@ def test_the_harness_offers_only_checks_not_this_pipelines_tools(capsys) -> None
 
 
 @pytest.mark.parametrize("check", checks.CHECKS, ids=lambda check: check.name)
+def test_a_check_given_none_of_its_flags_takes_its_options_defaults(check) -> None:
+    for command in (check.name, "all"):
+        assert check.options_from(build_parser().parse_args([command])) == check.default_options()
+
+
+@pytest.mark.parametrize("check", checks.CHECKS, ids=lambda check: check.name)
 def test_every_check_option_has_its_default_once_in_its_options_dataclass(check) -> None:
     # A flag defaults to None; the check's Options dataclass holds the default, so `--help`,
     # the CLI and a check run in-process (run_fixture_check) cannot disagree.
