@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -120,11 +120,19 @@ def lane_findings(ctx: CheckContext | None, check: str, lanes: Sequence[Lane]) -
         if ctx is not None and ctx.explained_keys.get(violation.model, check) != check:
             violation.explained_by = ctx.explained_keys[violation.model]
     errors = [problem for lane in lanes for problem in lane.problems()]
-    causes = skip_causes(run for lane in lanes for run in lane.runs)
-    return Findings(
+    found = Findings(
         errors=tuple(unexplained_errors(ctx, check, errors)),
         key_violations=tuple(violations.values()),
         test_failures=tuple(sorted({f for lane in lanes for f in lane.test_failures()})),
+    )
+    return _with_skips(found, skip_causes(run for lane in lanes for run in lane.runs))
+
+
+def _with_skips(findings: Findings, causes: Mapping[str, str]) -> Findings:
+    """`findings` with the nodes dbt skipped (unique_id -> dbt's reason): every node listed,
+    and the data nodes by name, so a comparison sets them aside (set_aside_skipped)."""
+    return replace(
+        findings,
         skipped_nodes=tuple(f"{uid} ({reason})" for uid, reason in sorted(causes.items())),
         dbt_skipped={
             uid.split(".")[-1]: reason
@@ -174,19 +182,12 @@ def build_failed(name: str, started: float, lane: Lane, run: DbtRun) -> CheckRes
     """The check's first build failed: nothing can be judged; dbt's own error is the report."""
     if run.ok:
         return None
-    causes = run.skip_causes()
-    return CheckResult(
-        name=name,
-        status=Status.ERROR,
-        duration_s=time.monotonic() - started,
-        errors=[f"the first build failed, nothing could be judged: {run.problems[0]}", *run.problems[1:]],
-        test_failures=run.test_failures,
-        skipped_nodes=[f"{uid} ({reason})" for uid, reason in sorted(causes.items())],
-        dbt_skipped={
-            uid.split(".")[-1]: reason
-            for uid, reason in causes.items()
-            if uid.split(".")[0] in ("model", "seed", "snapshot")
-        },
+    found = Findings(
+        errors=(f"the first build failed, nothing could be judged: {run.problems[0]}", *run.problems[1:]),
+        test_failures=tuple(run.test_failures),
+    )
+    return _with_skips(found, run.skip_causes()).into(
+        CheckResult(name=name, status=Status.ERROR, duration_s=time.monotonic() - started)
     )
 
 
