@@ -417,6 +417,24 @@ def test_a_kill_after_the_build_ended_is_not_reached(tmp_path: Path, monkeypatch
     assert trial.survived and not trial.reached and trial.interruption is crash.Interruption.SIGKILL
 
 
+def test_findings_fail_on_a_build_error_or_a_duplicate_key_no_earlier_check_reported() -> None:
+    from harness.keys import KeyViolation
+    from harness.results import Findings
+
+    def duplicate(explained_by: str = "") -> KeyViolation:
+        return KeyViolation("m", "main.m", ("id",), "unique test", 1, 1, explained_by=explained_by)
+
+    assert not Findings().failed
+    assert Findings(errors=("model.p.m: error",)).failed
+    assert Findings(key_violations=(duplicate(),)).failed
+    assert not Findings(key_violations=(duplicate(explained_by="keys"),)).failed
+    # the check's own errors first, each listed once
+    mixed = Findings(errors=("lane error", "own error")).with_errors_first(["own error", "first"])
+    assert mixed.errors == ("own error", "first", "lane error")
+    result = mixed.into(CheckResult(name="crash", status=Status.FAIL))
+    assert result.errors == ["own error", "first", "lane error"] and result.key_violations == []
+
+
 def test_crash_points_are_counted_by_their_interruption_not_by_their_label() -> None:
     # A kill point whose label has no "SIGKILL" is still a kill; a stop whose label has one is
     # still a stop; only a kill that hit a running build is reached.
