@@ -14,12 +14,12 @@ import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import duckdb
 
 from harness import checks as _checks
+from harness.checks.base import Check
 from harness.dbt_invoke import DbtSettings
 from harness.deliveries import DEFAULT_BATCH_PATTERN
 from harness.diff import Side, diff_sides
@@ -36,6 +36,23 @@ Progress = Callable[[str], None]
 
 class UsageError(ValueError):
     """The arguments do not describe a run the harness can start (nothing was built)."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What every check of a run shares (the CLI's flags outside the dbt group and the checks'
+    own groups); each default is here once, the CLI's flags default to these."""
+
+    select: tuple[str, ...] = ()  # dbt selectors of the nodes judged (--select)
+    deliveries: Path | None = None  # folder of delivery files (--deliveries)
+    split_source: tuple[str, ...] = ()  # seeds or files cut into deliveries (--split-source)
+    split_by: tuple[str, ...] = ()  # their time column(s) (--by)
+    split_batches: int = 3  # how many deliveries --split-source makes (--batches)
+    batch_pattern: str = DEFAULT_BATCH_PATTERN  # file-name regex of the batch key
+    load_sources: bool = False  # deliveries are rows for the source() tables
+    sample_size: int = 5  # differing rows shown per table
+    work_dir: Path | None = None  # where the run's temporary folder goes
+    keep_work_dir: bool = False  # keep warehouses and snapshots
 
 
 def _silent(message: str) -> None:
@@ -150,26 +167,18 @@ def dbt_settings_for(
 
 def execute(
     settings: DbtSettings,
-    selected: Sequence[ModuleType],
+    selected: Sequence[Check[Any]],
+    run: RunOptions,
     *,
     named: bool,
     skipped: Mapping[str, str] | None = None,
-    select: Sequence[str] = (),
-    deliveries: Path | None = None,
-    split_source: Sequence[str] = (),
-    split_by: Sequence[str] = (),
-    split_batches: int = 3,
-    batch_pattern: str = DEFAULT_BATCH_PATTERN,
-    load_sources: bool = False,
-    sample_size: int = 5,
-    options: Mapping[str, Any] | None = None,
-    work_dir: Path | None = None,
-    keep_work_dir: bool = False,
+    options: Mapping[str, object] | None = None,
     progress: Progress = _silent,
     notice: Progress = _silent,
 ) -> RunResult:
-    """Run the `selected` check modules in one session, in a temporary work folder (under
-    `work_dir`), removed afterwards unless `keep_work_dir` (`notice` says where it stays).
+    """Run the `selected` checks in one session, in a temporary work folder (under
+    `run.work_dir`), removed afterwards unless `run.keep_work_dir` (`notice` says where it
+    stays). `options`: check name -> its typed options (the others take their defaults).
     `named`: the checks were asked for by name (one that does not apply is an ERROR, not
     SKIPPED); `skipped`: check name -> why the user left it out.
 
@@ -177,22 +186,23 @@ def execute(
     not build into) or DbtError (dbt could not list the project; NothingSelected: the selection
     matched nothing). A --state selection that matched nothing is no error: every check is
     SKIPPED (a pull request that changed no model)."""
-    if work_dir is not None:
-        work_dir.mkdir(parents=True, exist_ok=True)
-    workdir = Path(tempfile.mkdtemp(prefix="rerun-safe-", dir=work_dir))
+    if run.work_dir is not None:
+        run.work_dir.mkdir(parents=True, exist_ok=True)
+    workdir = Path(tempfile.mkdtemp(prefix="rerun-safe-", dir=run.work_dir))
+    deliveries = run.deliveries
     ctx = None
     try:
-        if split_source:
+        if run.split_source:
             from harness.split import split_sources
 
-            if deliveries is not None or not split_by:
+            if deliveries is not None or not run.split_by:
                 raise UsageError("--split-source needs --by COLUMN and replaces --deliveries")
             try:
                 deliveries = split_sources(
                     settings.project_dir,
-                    list(split_source),
-                    list(split_by),
-                    split_batches,
+                    list(run.split_source),
+                    list(run.split_by),
+                    run.split_batches,
                     workdir / "split_deliveries",
                 )
             except (ValueError, duckdb.Error) as exc:
@@ -201,32 +211,31 @@ def execute(
             ctx = open_session(
                 settings,
                 workdir,
-                select=tuple(select),
+                select=run.select,
                 deliveries=deliveries.resolve() if deliveries else None,
-                batch_pattern=batch_pattern,
-                sample_size=sample_size,
+                batch_pattern=run.batch_pattern,
+                sample_size=run.sample_size,
                 progress=progress,
-                options=dict(options or {}),
-                load_sources=load_sources,
+                load_sources=run.load_sources,
             )
         except NothingSelected as exc:
-            if not any("state:" in selector for selector in select):
+            if not any("state:" in selector for selector in run.select):
                 raise
             # A pull request that changed no model: nothing to check is not an error.
             reason = f"no node changed: {exc}"
-            results = [CheckResult(name=c.NAME, status=Status.SKIPPED, reason=reason) for c in selected]
+            results = [CheckResult(name=c.name, status=Status.SKIPPED, reason=reason) for c in selected]
         else:
-            results = run_each(selected, ctx, skipped=skipped, named=named)
+            results = run_each(selected, ctx, options=options, skipped=skipped, named=named)
     finally:
         if ctx is not None:  # a server's scratch schemas (harness.engines)
-            ctx.store.close(keep=keep_work_dir)
-            if keep_work_dir and ctx.store.adapter != "duckdb":
+            ctx.store.close(keep=run.keep_work_dir)
+            if run.keep_work_dir and ctx.store.adapter != "duckdb":
                 notice(f"scratch schemas kept: {getattr(ctx.store, 'prefix', '')}_*")
-        if keep_work_dir:
+        if run.keep_work_dir:
             notice(f"work folder kept: {workdir}")
         else:
             shutil.rmtree(workdir, ignore_errors=True)
-    return RunResult(results=results, selection=selection_lines(ctx), work_dir=workdir if keep_work_dir else None)
+    return RunResult(results=results, selection=selection_lines(ctx), work_dir=workdir if run.keep_work_dir else None)
 
 
 def run_checks(
@@ -240,8 +249,8 @@ def run_checks(
     target: str | None = None,
     vars: Mapping[str, Any] | None = None,
     load_sources: bool = False,
-    batch_pattern: str = DEFAULT_BATCH_PATTERN,
-    sample_size: int = 5,
+    batch_pattern: str = RunOptions.batch_pattern,
+    sample_size: int = RunOptions.sample_size,
     options: Mapping[str, Any] | None = None,
     work_dir: PathLike | None = None,
     keep_work_dir: bool = False,
@@ -253,26 +262,36 @@ def run_checks(
     `checks`: names (`["keys", "idempotency"]`), each run as if named on the command line (one
     that does not apply is an ERROR); None: every check, as `rerun-safe all` (one that does not
     apply is SKIPPED). `options`: the checks' own options by their flag's name with
-    underscores (`{"per_model": True}` for `--per-model`); the others take their defaults.
-    `progress` receives the progress lines `rerun-safe` prints on stderr. Raises UsageError,
-    harness.Refused or harness.DbtError as `rerun-safe` exits 2 for them."""
+    underscores (`{"per_model": True}` for `--per-model`), made into each check's typed options
+    (`Check.options_from_mapping`); the others take their defaults, and a name no selected
+    check takes is a UsageError. `progress` receives the progress lines `rerun-safe` prints on
+    stderr. Raises UsageError, harness.Refused or harness.DbtError as `rerun-safe` exits 2 for
+    them."""
     known = _checks.by_name()
     unknown = [name for name in checks or () if name not in known]
     if unknown:
         raise UsageError(f"unknown check(s) {', '.join(unknown)}; the checks: {', '.join(known)}")
     selected = list(_checks.CHECKS) if checks is None else [known[name] for name in checks]
+    given = dict(options or {})
+    taken = frozenset().union(*(check.option_names() for check in selected))
+    foreign = sorted(name for name in given if name not in taken)
+    if foreign:
+        raise UsageError(f"no check of {', '.join(c.name for c in selected)} takes the option(s) {', '.join(foreign)}")
     settings = dbt_settings_for(project_dir, profiles_dir=profiles_dir, target=target, vars=vars, exclude=exclude)
-    return execute(
-        settings,
-        selected,
-        named=checks is not None,
-        select=select,
+    run = RunOptions(
+        select=tuple(select),
         deliveries=Path(deliveries) if deliveries is not None else None,
         batch_pattern=batch_pattern,
         load_sources=load_sources,
         sample_size=sample_size,
-        options=options,
         work_dir=Path(work_dir) if work_dir is not None else None,
         keep_work_dir=keep_work_dir,
+    )
+    return execute(
+        settings,
+        selected,
+        run,
+        named=checks is not None,
+        options={check.name: check.options_from_mapping(given) for check in selected},
         progress=progress or _silent,
     )

@@ -11,15 +11,14 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import yaml
 
 from harness import __version__, checks
-from harness.api import UsageError, dbt_settings_for, execute
+from harness.api import RunOptions, UsageError, dbt_settings_for, execute
+from harness.checks.base import Check
 from harness.dbt_invoke import DbtError, DbtSettings
-from harness.deliveries import DEFAULT_BATCH_PATTERN
 from harness.report import overall_exit_code, render_terminal, write_junit, write_markdown
 from harness.target import Refused
 
@@ -124,20 +123,26 @@ def _common_arguments() -> argparse.ArgumentParser:
     data.add_argument(
         "--batches",
         type=int,
-        default=3,
+        default=RunOptions.split_batches,
         metavar="N",
-        help="--split-source: how many deliveries (default: 3)",
+        help=f"--split-source: how many deliveries (default: {RunOptions.split_batches})",
     )
     data.add_argument(
         "--batch-pattern",
-        default=DEFAULT_BATCH_PATTERN,
+        default=RunOptions.batch_pattern,
         metavar="REGEX",
-        help=f"file-name regex whose first group is the batch key (default: {DEFAULT_BATCH_PATTERN})",
+        help=f"file-name regex whose first group is the batch key (default: {RunOptions.batch_pattern})",
     )
     out = common.add_argument_group("output")
     out.add_argument("--junit", type=Path, default=None, metavar="PATH", help="write a JUnit XML report")
     out.add_argument("--summary", type=Path, default=None, metavar="PATH", help="write a Markdown summary")
-    out.add_argument("--sample-size", type=int, default=5, metavar="N", help="differing rows shown per table")
+    out.add_argument(
+        "--sample-size",
+        type=int,
+        default=RunOptions.sample_size,
+        metavar="N",
+        help="differing rows shown per table",
+    )
     out.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
     which = common.add_argument_group("which checks (all)")
     which.add_argument(
@@ -145,7 +150,7 @@ def _common_arguments() -> argparse.ArgumentParser:
         nargs="+",
         default=[],
         metavar="CHECK",
-        choices=[c.NAME for c in checks.CHECKS],
+        choices=[c.name for c in checks.CHECKS],
         help="leave these checks out (listed as skipped, never failing)",
     )
     which.add_argument(
@@ -153,7 +158,7 @@ def _common_arguments() -> argparse.ArgumentParser:
         nargs="+",
         default=[],
         metavar="CHECK",
-        choices=[c.NAME for c in checks.CHECKS],
+        choices=[c.name for c in checks.CHECKS],
         help="run only these checks (the others are listed as skipped)",
     )
     work = common.add_argument_group("work folder")
@@ -173,16 +178,16 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="<command>")
     common = _common_arguments()
     for check in checks.CHECKS:
-        sub = commands.add_parser(check.NAME, parents=[common], help=check.HELP, description=check.HELP)
-        check.add_arguments(sub.add_argument_group(check.NAME))
+        sub = commands.add_parser(check.name, parents=[common], help=check.help, description=check.help)
+        check.add_arguments(sub.add_argument_group(check.name))
     every = commands.add_parser(
         "all",
         parents=[common],
         help="every check above, one report",
-        description="Run " + ", ".join(c.NAME for c in checks.CHECKS) + " and report once.",
+        description="Run " + ", ".join(c.name for c in checks.CHECKS) + " and report once.",
     )
     for check in checks.CHECKS:
-        check.add_arguments(every.add_argument_group(check.NAME))
+        check.add_arguments(every.add_argument_group(check.name))
     return parser
 
 
@@ -220,41 +225,48 @@ def dbt_settings(args: argparse.Namespace) -> DbtSettings | None:
         return None
 
 
+def run_options(args: argparse.Namespace) -> RunOptions:
+    """The options every check of the run shares, from the parsed command line."""
+    return RunOptions(
+        select=tuple(args.select),
+        deliveries=args.deliveries,
+        split_source=tuple(args.split_source or ()),
+        split_by=tuple(args.by or ()),
+        split_batches=args.batches,
+        batch_pattern=args.batch_pattern,
+        load_sources=args.load_sources,
+        sample_size=args.sample_size,
+        work_dir=args.work_dir,
+        keep_work_dir=args.keep_work_dir,
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     settings = dbt_settings(args)
     if settings is None:
         return 2
     named = args.command != "all"
-    selected: list[ModuleType] = list(checks.CHECKS) if not named else [checks.by_name()[args.command]]
-    needing = [check.NAME for check in selected if check.NEEDS_DELIVERIES]
+    selected: list[Check[Any]] = list(checks.CHECKS) if not named else [checks.by_name()[args.command]]
+    needing = [check.name for check in selected if check.needs_deliveries]
     if named and needing and args.deliveries is None and not args.split_source:
         print(f"rerun-safe: {', '.join(needing)} needs --deliveries DIR", file=sys.stderr)
         return 2
     skipped: dict[str, str] = {}
     if not named:
         for check in selected:
-            if check.NAME in args.skip:
-                skipped[check.NAME] = "skipped by --skip"
-            elif args.only and check.NAME not in args.only:
-                skipped[check.NAME] = "left out by --only"
+            if check.name in args.skip:
+                skipped[check.name] = "skipped by --skip"
+            elif args.only and check.name not in args.only:
+                skipped[check.name] = "left out by --only"
     try:
         run = execute(
             settings,
             selected,
+            run_options(args),
             named=named,
             skipped=skipped,
-            select=args.select,
-            deliveries=args.deliveries,
-            split_source=args.split_source or (),
-            split_by=args.by or (),
-            split_batches=args.batches,
-            batch_pattern=args.batch_pattern,
-            load_sources=args.load_sources,
-            sample_size=args.sample_size,
-            options=vars(args),
-            work_dir=args.work_dir,
-            keep_work_dir=args.keep_work_dir,
+            options={check.name: check.options_from(args) for check in selected},
             progress=_progress(args.quiet, time.monotonic()),
             notice=_stderr,
         )

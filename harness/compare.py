@@ -7,7 +7,7 @@ from enum import StrEnum
 
 from harness.diff import Side, diff_sides
 from harness.engines.base import Snapshot, Sql
-from harness.project import Model, Project
+from harness.project import CompareMode, Model, Project
 from harness.results import Comparison, NotJudged, TableDiff
 
 
@@ -65,7 +65,7 @@ def compare_snapshots(
                 comparison.not_judged.append(NotJudged(relation.display_name, reason))
                 continue
             assert model is not None
-            history = model.rerun_safe.compare == "history" and purpose is Purpose.CONVERGE
+            history = model.rerun_safe.compare is CompareMode.HISTORY and purpose is Purpose.CONVERGE
             if history and not (model.rerun_safe.group_by and model.rerun_safe.sum_columns):
                 raise ValueError(f"{model.name}: meta.rerun_safe.compare = history needs group_by and sum_columns")
             unreadable = [
@@ -75,7 +75,7 @@ def compare_snapshots(
                 if name.lower() == relation.display_name.lower()
             ]
             if unreadable:
-                comparison.diffs.append(TableDiff(table=relation.display_name, schema_changes=unreadable))
+                comparison.diffs.append(TableDiff(table=relation.display_name, schema_problems=unreadable))
                 continue
             if key not in left_relations or key not in right_relations:
                 comparison.diffs.append(
@@ -124,7 +124,7 @@ def _not_judged_reason(
         return "not a model of the project (created outside the DAG, e.g. by a hook)"
     if selected is not None and model.unique_id not in selected:
         return "not selected"
-    if model.rerun_safe.compare == "skip":
+    if model.rerun_safe.compare is CompareMode.SKIP:
         return "meta.rerun_safe.compare = skip: " + (model.rerun_safe.reason or "no reason given")
     if purpose is Purpose.REPLAY and model.rerun_safe.records_deliveries:
         return RECORDS_DELIVERIES_REASON

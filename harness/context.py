@@ -1,13 +1,14 @@
-"""What every check receives: the dbt settings, its folder, the deliveries, its options."""
+"""What every check receives: the dbt settings, its folder, the deliveries (its own options come
+with it: harness.checks.base)."""
 
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, fields
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from harness.dbt_invoke import DbtRun, DbtSettings
 from harness.deliveries import DEFAULT_BATCH_PATTERN, Batch, discover_batches
@@ -16,11 +17,9 @@ from harness.engines.duckdb import DuckDBStore
 from harness.hints import hint_for
 from harness.keys import KeyViolation
 from harness.project import Project, load_manifest
-from harness.results import CheckResult, Comparison, NotJudged, Status
+from harness.results import CheckResult, Comparison, Findings, NotJudged, Status
 from harness.sources import SourceLoader
 from harness.workspace import Lane, Progress
-
-T = TypeVar("T")
 
 
 def _silent(message: str) -> None:
@@ -48,7 +47,6 @@ class CheckContext:
     batch_pattern: str = DEFAULT_BATCH_PATTERN
     sample_size: int = 5
     progress: Progress = _silent
-    options: dict[str, Any] = field(default_factory=dict)
     # table or model name -> the check that already reported its difference in this run
     # (later checks list it once, and do not count it again)
     explained: dict[str, str] = field(default_factory=dict)
@@ -92,13 +90,6 @@ class CheckContext:
             raise ValueError("this check needs --deliveries DIR (a folder of CSV delivery files)")
         return discover_batches(self.deliveries, self.batch_pattern)
 
-    def typed(self, cls: type[T]) -> T:
-        """A check's options as its dataclass: the flags given (not None), the dataclass's own
-        defaults for the rest (a check's add_arguments leaves defaults to None, so each
-        default is written once)."""
-        given = {f.name: self.options[f.name] for f in fields(cls) if self.options.get(f.name) is not None}  # type: ignore[arg-type]
-        return cls(**given)
-
 
 def manifest_of(run: DbtRun) -> Project:
     return load_manifest(run.target_path, run.rename)
@@ -117,9 +108,9 @@ def annotate(ctx: CheckContext | None, check: str, comparisons: Sequence[Compari
                 diff.explained_by = ctx.explained[name]
 
 
-def lane_findings(ctx: CheckContext | None, check: str, lanes: Sequence[Lane]) -> dict[str, Any]:
+def lane_findings(ctx: CheckContext | None, check: str, lanes: Sequence[Lane]) -> Findings:
     """Build errors, key violations (one per model and grain), failing data tests and skipped
-    nodes of a check's lanes, as CheckResult fields."""
+    nodes of a check's lanes."""
     violations: dict[tuple[str, tuple[str, ...]], KeyViolation] = {}
     for lane in lanes:
         for checked in lane.key_checks:
@@ -129,18 +120,26 @@ def lane_findings(ctx: CheckContext | None, check: str, lanes: Sequence[Lane]) -
         if ctx is not None and ctx.explained_keys.get(violation.model, check) != check:
             violation.explained_by = ctx.explained_keys[violation.model]
     errors = [problem for lane in lanes for problem in lane.problems()]
-    causes = skip_causes(run for lane in lanes for run in lane.runs)
-    return {
-        "errors": unexplained_errors(ctx, check, errors),
-        "key_violations": list(violations.values()),
-        "test_failures": sorted({f for lane in lanes for f in lane.test_failures()}),
-        "skipped_nodes": [f"{uid} ({reason})" for uid, reason in sorted(causes.items())],
-        "dbt_skipped": {
+    found = Findings(
+        errors=tuple(unexplained_errors(ctx, check, errors)),
+        key_violations=tuple(violations.values()),
+        test_failures=tuple(sorted({f for lane in lanes for f in lane.test_failures()})),
+    )
+    return _with_skips(found, skip_causes(run for lane in lanes for run in lane.runs))
+
+
+def _with_skips(findings: Findings, causes: Mapping[str, str]) -> Findings:
+    """`findings` with the nodes dbt skipped (unique_id -> dbt's reason): every node listed,
+    and the data nodes by name, so a comparison sets them aside (set_aside_skipped)."""
+    return replace(
+        findings,
+        skipped_nodes=tuple(f"{uid} ({reason})" for uid, reason in sorted(causes.items())),
+        dbt_skipped={
             uid.split(".")[-1]: reason
             for uid, reason in sorted(causes.items())
             if uid.split(".")[0] in ("model", "seed", "snapshot")
         },
-    }
+    )
 
 
 def skip_causes(runs: Iterable[DbtRun]) -> dict[str, str]:
@@ -152,7 +151,7 @@ def skip_causes(runs: Iterable[DbtRun]) -> dict[str, str]:
     return causes
 
 
-def set_aside_skipped(comparisons: Sequence[Comparison], dbt_skipped: dict[str, str]) -> None:
+def set_aside_skipped(comparisons: Sequence[Comparison], dbt_skipped: Mapping[str, str]) -> None:
     """A model dbt skipped in one build exists on one side only: that is dbt's skip (an
     upstream failure), not a difference. It goes to the comparison's not judged, with dbt's
     reason."""
@@ -183,19 +182,12 @@ def build_failed(name: str, started: float, lane: Lane, run: DbtRun) -> CheckRes
     """The check's first build failed: nothing can be judged; dbt's own error is the report."""
     if run.ok:
         return None
-    causes = run.skip_causes()
-    return CheckResult(
-        name=name,
-        status=Status.ERROR,
-        duration_s=time.monotonic() - started,
-        errors=[f"the first build failed, nothing could be judged: {run.problems[0]}", *run.problems[1:]],
-        test_failures=run.test_failures,
-        skipped_nodes=[f"{uid} ({reason})" for uid, reason in sorted(causes.items())],
-        dbt_skipped={
-            uid.split(".")[-1]: reason
-            for uid, reason in causes.items()
-            if uid.split(".")[0] in ("model", "seed", "snapshot")
-        },
+    found = Findings(
+        errors=(f"the first build failed, nothing could be judged: {run.problems[0]}", *run.problems[1:]),
+        test_failures=tuple(run.test_failures),
+    )
+    return _with_skips(found, run.skip_causes()).into(
+        CheckResult(name=name, status=Status.ERROR, duration_s=time.monotonic() - started)
     )
 
 
@@ -239,7 +231,7 @@ def finish(
     compares no tables by design (`compares=False`: keys) gets no "tables judged" / "rows
     compared" figures; the result's figures are final (a check does not edit them after)."""
     findings = lane_findings(ctx, name, lanes)
-    set_aside_skipped(comparisons, findings["dbt_skipped"])
+    set_aside_skipped(comparisons, findings.dbt_skipped)
     annotate(ctx, name, comparisons)
     figures: dict[str, object] = {}
     if compares:
@@ -256,11 +248,7 @@ def finish(
     }
     if units:  # --unit-tests: how many of the project's unit tests the builds ran
         figures["unit tests run"] = len(units)
-    failed = (
-        bool(findings["errors"])
-        or not all(comparison.passed for comparison in comparisons)
-        or any(not v.explained_by for v in findings["key_violations"])
-    )
+    failed = findings.failed or not all(comparison.passed for comparison in comparisons)
     if nothing is None:  # the default judgement: rows were compared
         nothing = ""
         if not comparisons:
@@ -279,13 +267,14 @@ def finish(
     status = Status.FAIL if failed else (Status.NOT_EXERCISED if nothing else Status.PASS)
     if first_failed:
         status = Status.ERROR
-    return CheckResult(
-        name=name,
-        status=status,
-        comparisons=comparisons,
-        notes=list(notes),
-        duration_s=time.monotonic() - started,
-        exercised=figures,
-        reason=nothing if status is Status.NOT_EXERCISED else "",
-        **findings,
+    return findings.into(
+        CheckResult(
+            name=name,
+            status=status,
+            comparisons=comparisons,
+            notes=list(notes),
+            duration_s=time.monotonic() - started,
+            exercised=figures,
+            reason=nothing if status is Status.NOT_EXERCISED else "",
+        )
     )

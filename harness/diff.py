@@ -21,7 +21,7 @@ import pandas as pd
 
 from harness.engines.base import Sql
 from harness.engines.duckdb import as_sql
-from harness.results import TableDiff
+from harness.results import SchemaDiff, TableDiff
 
 
 @dataclass(frozen=True)
@@ -34,22 +34,6 @@ class Side:
 
 def relation_columns(con: Sql, sql: str) -> tuple[tuple[str, str], ...]:
     return as_sql(con).columns(sql)
-
-
-def _schema_changes(left: dict[str, str], right: dict[str, str]) -> tuple[list[str], list[str]]:
-    changes: list[str] = []
-    common: list[str] = []
-    for name, type_ in left.items():
-        if name not in right:
-            changes.append(f"column {name} only on the left")
-        else:
-            common.append(name)
-            if right[name] != type_:
-                changes.append(f"column {name} type {type_} -> {right[name]}")
-    for name in right:
-        if name not in left:
-            changes.append(f"column {name} only on the right")
-    return changes, common
 
 
 def _fingerprint(con: Sql, sql: str, columns: list[str]) -> tuple[int, int, int]:
@@ -86,21 +70,17 @@ def diff_sides(
     excluded_lower = {name.lower() for name in excluded}
     left_cols = {name: type_ for name, type_ in left.columns if name.lower() not in excluded_lower}
     right_cols = {name: type_ for name, type_ in right.columns if name.lower() not in excluded_lower}
-    schema_changes, common = _schema_changes(left_cols, right_cols)
-    result = TableDiff(
-        table=table,
-        mode=mode,
-        excluded_columns=tuple(excluded),
-        schema_changes=schema_changes,
-    )
+    schema = SchemaDiff.between(left_cols, right_cols)
+    common = [name for name in left_cols if name in right_cols]
+    result = TableDiff(table=table, mode=mode, excluded_columns=tuple(excluded), schema=schema)
     if not common:
-        result.schema_changes.append("no column in common")
+        result.schema_problems.append("no column in common")
         return result
     left_print = _fingerprint(con, left.sql, common)
     right_print = _fingerprint(con, right.sql, common)
     result.left_rows, result.right_rows = left_print[0], right_print[0]
     usable_key = tuple(name for name in key if name in common)
-    if left_print == right_print and not schema_changes:
+    if left_print == right_print and not schema.has_changes:
         result.key = usable_key if len(usable_key) == len(key) else ()
         return result
 
@@ -122,7 +102,7 @@ def diff_sides(
             """,
         )
     except con.errors as exc:  # e.g. a column changed to a type the other side cannot take
-        result.schema_changes.append(f"rows not comparable: {str(exc).splitlines()[0]}")
+        result.schema_problems.append(f"rows not comparable: {str(exc).splitlines()[0]}")
         return result
     try:
         surplus = con.fetchone(
@@ -142,7 +122,7 @@ def diff_sides(
             if not result.identical:
                 _keyed_details(con, result, left, right, diff_table, common)
         elif key:
-            result.schema_changes.append(f"key column(s) missing: {', '.join(set(key) - set(common))}")
+            result.schema_problems.append(f"key column(s) missing: {', '.join(set(key) - set(common))}")
         if not result.identical:
             result.sample = _sample(con, diff_table, common, result.key, sample_size)
     finally:

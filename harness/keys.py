@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from harness.engines.base import Sql
-from harness.project import Model
+from harness.project import CompareMode, Model
 
 if TYPE_CHECKING:
     from harness.engines.base import Store
@@ -130,7 +130,7 @@ def check_keys(store: Store, place: str, models: Iterable[Model], built: Collect
     result.not_asserted = [
         KeyNotAsserted(m.name, m.display_name, m.key_not_asserted, m.config_key) for m in models if m.key_not_asserted
     ]
-    wanted = [m for m in models if m.grains and m.rerun_safe.compare != "skip"]
+    wanted = [m for m in models if m.grains and m.rerun_safe.compare is not CompareMode.SKIP]
     if not wanted or not store.exists(place):
         return result
     with store.reading(place) as (con, name_of):

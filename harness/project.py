@@ -6,6 +6,7 @@ import json
 import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,6 @@ import yaml
 
 # Node types that own a relation in the warehouse whose rows the harness judges.
 DATA_RESOURCE_TYPES = ("model", "seed", "snapshot")
-COMPARE_MODES = ("exact", "skip", "history")
 # Generic tests that declare a grain over several columns, and the kwarg naming the columns.
 UNIQUE_COMBINATION_TESTS = {
     "unique_combination": "columns",
@@ -21,11 +21,31 @@ UNIQUE_COMBINATION_TESTS = {
 }
 
 
+class CompareMode(StrEnum):
+    """`meta.rerun_safe.compare` of a model: how the harness judges its table."""
+
+    EXACT = "exact"  # every row, as a multiset (the default)
+    SKIP = "skip"  # not judged (`reason` says why)
+    # an append-only history: compared by balances (`sum_columns` per `group_by`) when the same
+    # inputs took another route (convergence, batches, crash); row by row on a re-run
+    HISTORY = "history"
+
+    @classmethod
+    def parse(cls, value: object, model: str) -> CompareMode:
+        """The mode a model's meta names (any case); ValueError naming the model otherwise."""
+        text = str(value).lower()
+        try:
+            return cls(text)
+        except ValueError:
+            modes = ", ".join(mode.value for mode in cls)
+            raise ValueError(f"{model}: meta.rerun_safe.compare must be one of {modes}, got {value!r}") from None
+
+
 @dataclass(frozen=True)
 class RerunSafeMeta:
     """`meta: {rerun_safe: {...}}` of a model: how the harness may compare it."""
 
-    compare: str = "exact"
+    compare: CompareMode = CompareMode.EXACT
     volatile_columns: tuple[str, ...] = ()
     sum_columns: tuple[str, ...] = ()
     group_by: tuple[str, ...] = ()
@@ -40,14 +60,16 @@ class RerunSafeMeta:
     # that reorders the deliveries stamps them at delivery time (harness.stamps).
     load_stamp_columns: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        # RerunSafeMeta(compare="history") from Python: the enum, so `is CompareMode.X` holds
+        object.__setattr__(self, "compare", CompareMode(self.compare))
+
     @classmethod
-    def from_meta(cls, meta: dict[str, Any] | None) -> RerunSafeMeta:
+    def from_meta(cls, meta: dict[str, Any] | None, model: str = "a model") -> RerunSafeMeta:
+        """`meta.rerun_safe` of `model` (its name, for the errors), parsed once."""
         raw = (meta or {}).get("rerun_safe") or {}
-        compare = str(raw.get("compare", "exact")).lower()
-        if compare not in COMPARE_MODES:
-            raise ValueError(f"meta.rerun_safe.compare must be one of {COMPARE_MODES}, got {compare!r}")
         return cls(
-            compare=compare,
+            compare=CompareMode.parse(raw.get("compare", CompareMode.EXACT.value), model),
             volatile_columns=tuple(raw.get("volatile_columns") or ()),
             sum_columns=tuple(raw.get("sum_columns") or ()),
             group_by=tuple(raw.get("group_by") or ()),
@@ -243,13 +265,13 @@ def load_manifest(target_path: Path, rename: tuple[str, str] | None = None) -> P
         key = config_key = _as_key(config.get("unique_key"))
         key_source = "config" if key else ""
         strategy = str(config.get("incremental_strategy") or "").lower()
-        rerun_safe = RerunSafeMeta.from_meta(meta)
+        rerun_safe = RerunSafeMeta.from_meta(meta, str(node.get("name") or unique_id))
         # Every unique_key is a grain, whatever the strategy: two rows for one key are the bug
         # users mean (a merge matching two rows, a delete+insert inserting a batch's duplicates).
         # Only the project can say a key repeats by design (meta.rerun_safe.unique_key_repeats);
         # a snapshot keeps one row per version of its key.
         not_asserted = ""
-        if rerun_safe.compare == "skip":
+        if rerun_safe.compare is CompareMode.SKIP:
             not_asserted = "not judged: meta.rerun_safe.compare is skip"
         elif key and node["resource_type"] == "snapshot":
             not_asserted = "snapshot: one row per version of its unique_key"
@@ -296,7 +318,7 @@ def load_manifest(target_path: Path, rename: tuple[str, str] | None = None) -> P
             (source.get("config") or {}).get("meta"),
         )
         for declared in metas:
-            for column in RerunSafeMeta.from_meta(declared).load_stamp_columns:
+            for column in RerunSafeMeta.from_meta(declared, f"source {source.get('name')}").load_stamp_columns:
                 if column not in source_stamps:
                     source_stamps.append(column)
     return Project(

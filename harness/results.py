@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:  # harness.keys reads these results: no import at run time
     from harness.keys import KeyNotAsserted, KeyViolation
@@ -16,6 +17,55 @@ class Status(StrEnum):
     ERROR = "error"  # the check could not run to a verdict
     NOT_EXERCISED = "not exercised"  # it ran, but tried nothing (no row, no file read, no point)
     SKIPPED = "skipped"  # not run: it does not apply to this project, or --skip / --only
+
+
+class Column(NamedTuple):
+    name: str
+    type: str
+
+
+class Retyped(NamedTuple):
+    """A column on both sides, of another type on the right."""
+
+    name: str
+    left: str
+    right: str
+
+
+@dataclass(frozen=True)
+class SchemaDiff:
+    """How the columns of two relations differ, matched by name (sqlmesh's `SchemaDiff` has
+    the same shape): columns only on the right (`added`), only on the left (`removed`), and on
+    both with another type (`retyped`)."""
+
+    added: tuple[Column, ...] = ()
+    removed: tuple[Column, ...] = ()
+    retyped: tuple[Retyped, ...] = ()
+
+    @classmethod
+    def between(cls, left: Mapping[str, str], right: Mapping[str, str]) -> SchemaDiff:
+        """The difference of two column maps (name -> type), each in its relation's order."""
+        return cls(
+            added=tuple(Column(name, type_) for name, type_ in right.items() if name not in left),
+            removed=tuple(Column(name, type_) for name, type_ in left.items() if name not in right),
+            retyped=tuple(
+                Retyped(name, type_, right[name])
+                for name, type_ in left.items()
+                if name in right and right[name] != type_
+            ),
+        )
+
+    @property
+    def has_changes(self) -> bool:
+        return bool(self.added or self.removed or self.retyped)
+
+    def lines(self) -> list[str]:
+        """One line per changed column, for the reports."""
+        return [
+            *(f"column {column.name} only on the left" for column in self.removed),
+            *(f"column {column.name} type {column.left} -> {column.right}" for column in self.retyped),
+            *(f"column {column.name} only on the right" for column in self.added),
+        ]
 
 
 @dataclass
@@ -30,7 +80,10 @@ class TableDiff:
     left_rows: int = 0
     right_rows: int = 0
     missing_on: str | None = None  # "left" | "right" when the relation exists on one side only
-    schema_changes: list[str] = field(default_factory=list)
+    schema: SchemaDiff = field(default_factory=SchemaDiff)
+    # why the rows could not be compared as they stand: no column in common, a key column
+    # missing, a view that could not be read, types the other side cannot take
+    schema_problems: list[str] = field(default_factory=list)
     surplus_left: int = 0  # rows (counted with multiplicity) only on the left
     surplus_right: int = 0
     duplicated_groups: int = 0  # identical rows present on both sides with different counts
@@ -48,6 +101,11 @@ class TableDiff:
     warning: str = ""
     # columns left out of this comparison because the split stamped them at delivery time
     stamped_columns: tuple[str, ...] = ()
+
+    @property
+    def schema_changes(self) -> list[str]:
+        """The schema's differences and problems as the reports print them."""
+        return self.schema.lines() + self.schema_problems
 
     @property
     def judged_identical(self) -> bool:
@@ -153,6 +211,14 @@ class Comparison:
         raise KeyError(f"{table} not compared in {self.label!r}")
 
 
+class Interruption(StrEnum):
+    """How a crash point interrupted the build of its batch (harness.checks.crash)."""
+
+    STOPPED = "stopped between models"  # only a prefix of the build order was built
+    FAILED_MODEL = "model failed before COMMIT"  # --fault-var: a model failed after its write
+    SIGKILL = "SIGKILL"  # a child dbt build killed at a moment of its execution
+
+
 @dataclass
 class Trial:
     """One scenario of a check that tries many (a crash point, a start order): what was done,
@@ -165,6 +231,7 @@ class Trial:
     errors: list[str] = field(default_factory=list)  # builds that had to succeed and did not
     explained: list[str] = field(default_factory=list)  # differing tables another check reported
     reached: bool = True  # the point stopped the build where it meant to (a kill that hit a running build)
+    interruption: Interruption | None = None  # a crash point's kind; None for other trials
 
     def line(self) -> str:
         parts = [self.outcome] if self.outcome else []
@@ -172,6 +239,38 @@ class Trial:
             parts.append("differs: " + "; ".join(self.tables))
         parts += [f"error: {error.splitlines()[0][:200]}" for error in self.errors]
         return " | ".join(parts)
+
+
+@dataclass(frozen=True)
+class Findings:
+    """What a check's builds found besides its comparisons (harness.context.lane_findings):
+    build errors, duplicate keys (one per model and grain), the project's failing data tests
+    and the nodes dbt skipped."""
+
+    errors: tuple[str, ...] = ()  # build errors no earlier check of the run explains
+    key_violations: tuple[KeyViolation, ...] = ()
+    test_failures: tuple[str, ...] = ()  # the project's failing data tests
+    skipped_nodes: tuple[str, ...] = ()  # "<unique_id> (<dbt's reason>)"
+    # model name -> dbt's reason it skipped the model (an upstream failure): not a difference
+    dbt_skipped: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> bool:
+        """A build error, or a duplicate key no earlier check of the run reported."""
+        return bool(self.errors) or any(not violation.explained_by for violation in self.key_violations)
+
+    def with_errors_first(self, errors: Sequence[str]) -> Findings:
+        """These findings with the check's own `errors` first, each error listed once."""
+        return replace(self, errors=(*errors, *(error for error in self.errors if error not in errors)))
+
+    def into(self, result: CheckResult) -> CheckResult:
+        """`result` with these findings as its fields (the reports read them there)."""
+        result.errors = list(self.errors)
+        result.key_violations = list(self.key_violations)
+        result.test_failures = list(self.test_failures)
+        result.skipped_nodes = list(self.skipped_nodes)
+        result.dbt_skipped = dict(self.dbt_skipped)
+        return result
 
 
 @dataclass

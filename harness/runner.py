@@ -1,6 +1,6 @@
 """Run checks one after another; a check that raises becomes an ERROR result, not a crash.
 
-A check that does not apply to the project (`applies(ctx)` gives the reason) is SKIPPED when
+A check that does not apply to the project (`check.applies(ctx, options)` gives the reason) is SKIPPED when
 `all` runs it, and an ERROR when it was asked for by name. After each check, the tables and
 models it found wrong are recorded in `ctx.explained`: a later check lists them once, as
 already reported, and does not fail for them again (crash would otherwise repeat
@@ -11,34 +11,37 @@ from __future__ import annotations
 import time
 import traceback
 from collections.abc import Mapping, Sequence
-from types import ModuleType
+from typing import Any
 
+from harness.checks.base import Check
 from harness.context import CheckContext
 from harness.dbt_invoke import DbtError
 from harness.results import CheckResult, Status
 
 
-def run_check(check: ModuleType, ctx: CheckContext) -> CheckResult:
+def run_check(check: Check[Any], ctx: CheckContext, options: object | None = None) -> CheckResult:
+    """Run one check with its typed options (None: its defaults)."""
+    chosen = check.default_options() if options is None else options
     started = time.monotonic()
-    ctx.progress(f"[{check.NAME}] started")
+    ctx.progress(f"[{check.name}] started")
     try:
-        result: CheckResult = check.run(ctx)
+        result = check.run(ctx, chosen)
     except (DbtError, ValueError, FileNotFoundError) as exc:
-        result = CheckResult(name=check.NAME, status=Status.ERROR, errors=[str(exc)])
+        result = CheckResult(name=check.name, status=Status.ERROR, errors=[str(exc)])
     except Exception as exc:  # a harness bug must still yield a report and a non-zero exit
         result = CheckResult(
-            name=check.NAME,
+            name=check.name,
             status=Status.ERROR,
             errors=[f"{type(exc).__name__}: {exc}", traceback.format_exc()],
         )
     result.duration_s = time.monotonic() - started
-    ctx.progress(f"[{check.NAME}] {result.status.value} in {result.duration_s:.1f}s")
+    ctx.progress(f"[{check.name}] {result.status.value} in {result.duration_s:.1f}s")
     return result
 
 
-def _applies(check: ModuleType, ctx: CheckContext) -> str:
+def _applies(check: Check[Any], ctx: CheckContext, options: object) -> str:
     try:
-        return str(check.applies(ctx))
+        return check.applies(ctx, options)
     except (ValueError, FileNotFoundError) as exc:
         return f"cannot tell whether it applies: {exc}"
 
@@ -53,28 +56,32 @@ def record_findings(result: CheckResult, ctx: CheckContext) -> None:
 
 
 def run_checks(
-    checks: Sequence[ModuleType],
+    checks: Sequence[Check[Any]],
     ctx: CheckContext,
     *,
+    options: Mapping[str, object] | None = None,
     skipped: Mapping[str, str] | None = None,
     named: bool = False,
 ) -> list[CheckResult]:
-    """`skipped`: check name -> why the user left it out (--skip, --only). `named`: the checks
+    """`options`: check name -> its typed options (a check not in it takes its defaults).
+    `skipped`: check name -> why the user left it out (--skip, --only). `named`: the checks
     were asked for by name, so one that does not apply is an error, not a skip."""
     results = []
     for check in checks:
-        reason = (skipped or {}).get(check.NAME, "")
+        given = (options or {}).get(check.name)
+        chosen = check.default_options() if given is None else given
+        reason = (skipped or {}).get(check.name, "")
         if not reason:
-            why = _applies(check, ctx)
+            why = _applies(check, ctx, chosen)
             if why and named:
-                results.append(CheckResult(name=check.NAME, status=Status.ERROR, errors=[f"{check.NAME} {why}"]))
+                results.append(CheckResult(name=check.name, status=Status.ERROR, errors=[f"{check.name} {why}"]))
                 continue
             reason = f"does not apply: {why}" if why else ""
         if reason:
-            ctx.progress(f"[{check.NAME}] skipped: {reason}")
-            results.append(CheckResult(name=check.NAME, status=Status.SKIPPED, reason=reason))
+            ctx.progress(f"[{check.name}] skipped: {reason}")
+            results.append(CheckResult(name=check.name, status=Status.SKIPPED, reason=reason))
             continue
-        result = run_check(check, ctx)
+        result = run_check(check, ctx, chosen)
         record_findings(result, ctx)
         results.append(result)
     return results

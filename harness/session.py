@@ -69,7 +69,6 @@ def open_session(
     batch_pattern: str | None = None,
     sample_size: int = 5,
     progress: Progress = _silent,
-    options: dict[str, Any] | None = None,
     load_sources: bool = False,
 ) -> CheckContext:
     """Raises `Refused` (nothing was written outside `workdir`) or `DbtError`."""
@@ -145,7 +144,6 @@ def open_session(
         deliveries=deliveries,
         sample_size=sample_size,
         progress=progress,
-        options=dict(options or {}),
         store=store,
         **kwargs,
     )

@@ -1,25 +1,36 @@
-"""The check registry: one module per check, each with NAME, HELP, NEEDS_DELIVERIES,
-add_arguments(parser), applies(ctx) -> "" or why not, and run(ctx) -> CheckResult. Add a
-check with one line below; `all` runs them in this order (keys and idempotency first, so the
-later checks can leave out what those already reported)."""
+"""The check registry: one `Check` subclass per module (harness.checks.base). Add a check with
+one line below; `all` runs them in this order (keys and idempotency first, so the later
+checks can leave out what those already reported)."""
 
 from __future__ import annotations
 
-from types import ModuleType
+from typing import Any
 
-from harness.checks import batches, concurrency, convergence, crash, idempotency, keys, lateness, replay
+from harness.checks.base import Check, NoOptions
+from harness.checks.batches import Batches
+from harness.checks.concurrency import Concurrency
+from harness.checks.convergence import Convergence
+from harness.checks.crash import Crash
+from harness.checks.idempotency import Idempotency
+from harness.checks.keys import Keys
+from harness.checks.lateness import Lateness
+from harness.checks.replay import Replay
 
-CHECKS: tuple[ModuleType, ...] = (
-    keys,
-    idempotency,
-    convergence,
-    replay,
-    batches,
-    crash,
-    concurrency,
-    lateness,
+CHECKS: tuple[Check[Any], ...] = (
+    Keys(),
+    Idempotency(),
+    Convergence(),
+    Replay(),
+    Batches(),
+    Crash(),
+    Concurrency(),
+    Lateness(),
 )
 
 
-def by_name() -> dict[str, ModuleType]:
-    return {check.NAME: check for check in CHECKS}
+def by_name() -> dict[str, Check[Any]]:
+    """Every check by its name, in the order `all` runs them."""
+    return {check.name: check for check in CHECKS}
+
+
+__all__ = ["CHECKS", "Check", "NoOptions", "by_name"]

@@ -30,6 +30,7 @@ import time
 from dataclasses import dataclass
 
 from harness import childlog
+from harness.checks.base import Check
 from harness.compare import Purpose, compare_snapshots
 from harness.context import CheckContext, annotate, lane_findings, unexplained_errors
 from harness.dbt_invoke import DbtRun
@@ -38,8 +39,6 @@ from harness.results import CheckResult, Comparison, NotJudged, Status, Trial
 from harness.workspace import Lane, Spawned
 
 NAME = "concurrency"
-HELP = "two builds of the same deliveries at once on one warehouse (both start orders)"
-NEEDS_DELIVERIES = True
 CHILD_TIMEOUT_S = 1800.0
 ORDERS = (("A", "B"), ("B", "A"))
 
@@ -47,24 +46,6 @@ ORDERS = (("A", "B"), ("B", "A"))
 @dataclass(frozen=True)
 class Options:
     stagger: float = 0.0
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--stagger",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="start the second build this long after the first (default: 0, together)",
-    )
-
-
-def applies(ctx: CheckContext) -> str:
-    if ctx.store.adapter == "spark":
-        from harness.engines.spark import ONE_PROCESS
-
-        return f"two builds at once need two dbt processes: {ONE_PROCESS}"
-    return "" if ctx.deliveries is not None else "needs --deliveries DIR (a batch to build twice at once)"
 
 
 def _differences(comparison: Comparison, when: str) -> list[str]:
@@ -154,50 +135,69 @@ def _round(
     return Trial(label, survived, outcome, tables, errors, explained=explained), comparisons
 
 
-def run(ctx: CheckContext) -> CheckResult:
-    started = time.monotonic()
-    ref = build_reference(ctx, NAME)
-    problems = unexplained_errors(ctx, NAME, ref.lane.problems())
-    if problems:
-        return CheckResult(
-            name=NAME,
-            status=Status.ERROR,
-            duration_s=time.monotonic() - started,
-            errors=["the clean build failed, so nothing can be judged against it:", *problems],
+class Concurrency(Check[Options]):
+    name = NAME
+    help = "two builds of the same deliveries at once on one warehouse (both start orders)"
+    needs_deliveries = True
+    options_type = Options
+
+    def add_arguments(self, parser: argparse._ActionsContainer) -> None:
+        parser.add_argument(
+            "--stagger",
+            type=float,
+            default=None,
+            metavar="SECONDS",
+            help="start the second build this long after the first (default: 0, together)",
         )
-    stagger = ctx.typed(Options).stagger
-    lane = ctx.lane(NAME, "shared")
-    trials: list[Trial] = []
-    shown: list[Comparison] = []
-    not_judged: list[NotJudged] = []
-    for order in ORDERS:
-        trial, comparisons = _round(ctx, ref, lane, order, stagger)
-        ctx.progress(f"[{NAME}] {trial.label}: {trial.outcome}")
-        trials.append(trial)
-        not_judged = not_judged or (comparisons[0].not_judged if comparisons else [])
-        shown += [c for c in comparisons if not c.passed]
-    notes = [f"{sum(t.survived for t in trials)} of {len(trials)} start order(s) survived"]
-    if any("Could not set lock on file" in trial.outcome for trial in trials):
-        notes.append(
-            "DuckDB: one writer process per file, and dbt-duckdb holds it for the whole build, so "
-            "the losing build failed before writing anything; the two builds could not interleave "
-            "(with retries.connect_attempts the second waits and builds again instead)"
+
+    def applies(self, ctx: CheckContext, options: Options) -> str:
+        if ctx.store.adapter == "spark":
+            from harness.engines.spark import ONE_PROCESS
+
+            return f"two builds at once need two dbt processes: {ONE_PROCESS}"
+        return "" if ctx.deliveries is not None else "needs --deliveries DIR (a batch to build twice at once)"
+
+    def run(self, ctx: CheckContext, options: Options) -> CheckResult:
+        started = time.monotonic()
+        ref = build_reference(ctx, NAME)
+        problems = unexplained_errors(ctx, NAME, ref.lane.problems())
+        if problems:
+            return CheckResult(
+                name=NAME,
+                status=Status.ERROR,
+                duration_s=time.monotonic() - started,
+                errors=["the clean build failed, so nothing can be judged against it:", *problems],
+            )
+        stagger = options.stagger
+        lane = ctx.lane(NAME, "shared")
+        trials: list[Trial] = []
+        shown: list[Comparison] = []
+        not_judged: list[NotJudged] = []
+        for order in ORDERS:
+            trial, comparisons = _round(ctx, ref, lane, order, stagger)
+            ctx.progress(f"[{NAME}] {trial.label}: {trial.outcome}")
+            trials.append(trial)
+            not_judged = not_judged or (comparisons[0].not_judged if comparisons else [])
+            shown += [c for c in comparisons if not c.passed]
+        notes = [f"{sum(t.survived for t in trials)} of {len(trials)} start order(s) survived"]
+        if any("Could not set lock on file" in trial.outcome for trial in trials):
+            notes.append(
+                "DuckDB: one writer process per file, and dbt-duckdb holds it for the whole build, so "
+                "the losing build failed before writing anything; the two builds could not interleave "
+                "(with retries.connect_attempts the second waits and builds again instead)"
+            )
+        notes += [f"not judged: {nj.table}: {nj.reason}" for nj in not_judged]
+        findings = lane_findings(ctx, NAME, [ref.lane, lane])
+        passed = all(trial.survived for trial in trials) and not findings.failed
+        return findings.into(
+            CheckResult(
+                name=NAME,
+                status=Status.PASS if passed else Status.FAIL,
+                comparisons=shown,
+                notes=notes,
+                metrics={f"{trial.label}": trial.outcome.split(":")[0] for trial in trials},
+                trials=trials,
+                duration_s=time.monotonic() - started,
+                exercised={"start orders tried": len(trials), "builds started": 2 * len(trials)},
+            )
         )
-    notes += [f"not judged: {nj.table}: {nj.reason}" for nj in not_judged]
-    findings = lane_findings(ctx, NAME, [ref.lane, lane])
-    passed = (
-        all(trial.survived for trial in trials)
-        and not findings["errors"]
-        and not any(not v.explained_by for v in findings["key_violations"])
-    )
-    return CheckResult(
-        name=NAME,
-        status=Status.PASS if passed else Status.FAIL,
-        comparisons=shown,
-        notes=notes,
-        metrics={f"{trial.label}": trial.outcome.split(":")[0] for trial in trials},
-        trials=trials,
-        duration_s=time.monotonic() - started,
-        exercised={"start orders tried": len(trials), "builds started": 2 * len(trials)},
-        **findings,
-    )

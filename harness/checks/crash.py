@@ -26,20 +26,19 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from harness import childlog
+from harness.checks.base import NeedsDeliveries
 from harness.compare import Purpose, compare_snapshots
 from harness.context import CheckContext, annotate, key_figures, lane_findings, unexplained_errors
 from harness.project import build_order
 from harness.reference import Reference, build_reference
-from harness.results import CheckResult, Comparison, NotJudged, Status, Trial
+from harness.results import CheckResult, Comparison, Interruption, NotJudged, Status, Trial
 from harness.workspace import Lane
 
 NAME = "crash"
-HELP = "stop builds between models and kill them mid-model (per batch), rebuild, compare with a clean build"
-NEEDS_DELIVERIES = True
 
 
 @dataclass(frozen=True)
@@ -56,57 +55,21 @@ DEFAULT_CRASH_POINTS = Options.crash_points
 CHILD_TIMEOUT_S = 1800.0
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--crash-points",
-        type=int,
-        default=None,
-        metavar="N",
-        help="between-model stops per crashed batch, spread over the build order, first and "
-        f"last node included (default: {DEFAULT_CRASH_POINTS}; 0: none; a larger number than "
-        "the nodes: after every node)",
-    )
-    parser.add_argument(
-        "--kill-points",
-        type=int,
-        default=None,
-        metavar="N",
-        help=f"SIGKILLs of a child dbt build per crashed batch (default: {DEFAULT_KILL_POINTS}; 0: none)",
-    )
-    parser.add_argument(
-        "--seed",
-        type=int,
-        default=None,
-        metavar="N",
-        help="seed of the kill moments (default: 0); the same seed tries the same moments",
-    )
-    parser.add_argument(
-        "--fault-var",
-        default=None,
-        metavar="VAR",
-        help="dbt var that makes the model it names (its relation name) fail after its write, "
-        "before COMMIT; between-model points then fail each model in turn instead of building "
-        "a prefix of the build order",
-    )
-    parser.add_argument(
-        "--crash-batches",
-        nargs="+",
-        default=None,
-        metavar="J",
-        help="batches to crash in, numbered from 1 in batch order (default: the middle one, "
-        "so a crash meets history before it and batches after it; `all`: every batch)",
-    )
+@dataclass(frozen=True)
+class Stopped:
+    """What the interrupted build did: a line for the report, and whether the point reached
+    the build (a kill that came after the build had ended did not)."""
 
-
-def applies(ctx: CheckContext) -> str:
-    return "" if ctx.deliveries is not None else "needs --deliveries DIR (batches to crash in)"
+    outcome: str
+    reached: bool = True
 
 
 @dataclass(frozen=True)
 class Point:
     batch: int
-    label: str
-    stop: Callable[[Lane], str]  # runs the interrupted build, says what happened
+    interruption: Interruption
+    label: str  # for display: the batch, the interruption and where it hit
+    stop: Callable[[Lane], Stopped]  # runs the interrupted build
 
 
 def spread(count: int, cap: int | None) -> list[int]:
@@ -128,8 +91,8 @@ def kill_moments(duration: float, count: int, seed: int, batch: int) -> list[flo
     return [duration * (i + rng.random()) / count for i in range(count)]
 
 
-def _crash_batches(ctx: CheckContext, count: int) -> list[int]:
-    chosen = ctx.typed(Options).crash_batches
+def _crash_batches(options: Options, count: int) -> list[int]:
+    chosen = options.crash_batches
     if chosen is None:
         return [(count + 1) // 2]
     if [str(j) for j in chosen] == ["all"]:
@@ -147,17 +110,17 @@ def _crash_batches(ctx: CheckContext, count: int) -> list[int]:
 def _prefix_point(ctx: CheckContext, ref: Reference, batch: int, names: list[str], k: int) -> Point:
     label = f"{ref.batch_label(batch)}: stopped after {k} of {len(names)} nodes (last built: {names[k - 1]})"
 
-    def stop(lane: Lane) -> str:
+    def stop(lane: Lane) -> Stopped:
         run = lane.dbt("build", select=names[:k], record=False)
-        return f"built {', '.join(names[:k])}" + ("" if run.ok else f" ({len(run.problems)} problem(s))")
+        return Stopped(f"built {', '.join(names[:k])}" + ("" if run.ok else f" ({len(run.problems)} problem(s))"))
 
-    return Point(batch, label, stop)
+    return Point(batch, Interruption.STOPPED, label, stop)
 
 
 def _fault_point(ctx: CheckContext, ref: Reference, batch: int, var: str, model: str, identifier: str) -> Point:
     label = f"{ref.batch_label(batch)}: {model} failed before COMMIT ({var}={identifier})"
 
-    def stop(lane: Lane) -> str:
+    def stop(lane: Lane) -> Stopped:
         run = lane.dbt(
             "build",
             select=ctx.build_select,
@@ -171,9 +134,9 @@ def _fault_point(ctx: CheckContext, ref: Reference, batch: int, var: str, model:
                 f"--fault-var {var}={identifier}: {model} did not fail; does the project read "
                 f"var('{var}') and fail the model it names?"
             )
-        return f"{model} failed; {sum(n.status == 'skipped' for n in run.nodes)} node(s) skipped"
+        return Stopped(f"{model} failed; {sum(n.status == 'skipped' for n in run.nodes)} node(s) skipped")
 
-    return Point(batch, label, stop)
+    return Point(batch, Interruption.FAILED_MODEL, label, stop)
 
 
 class FaultIgnored(RuntimeError):
@@ -183,7 +146,7 @@ class FaultIgnored(RuntimeError):
 def _kill_point(ctx: CheckContext, ref: Reference, batch: int, at: float, window: float) -> Point:
     label = f"{ref.batch_label(batch)}: SIGKILL {at:.2f} s into the build's execution (clean: {window:.2f} s)"
 
-    def stop(lane: Lane) -> str:
+    def stop(lane: Lane) -> Stopped:
         child = lane.spawn("build", select=ctx.build_select, target_name="target_child")
         executing = childlog.wait_for_execution(child.log_file, lambda: child.process.poll() is None)
         if executing is not None:
@@ -195,10 +158,13 @@ def _kill_point(ctx: CheckContext, ref: Reference, batch: int, at: float, window
             child.process.kill()
         lane.collect(child, timeout=CHILD_TIMEOUT_S, record=False)
         if finished_first:
-            return f"not interrupted: the build had ended (exit {child.process.returncode}) before the kill"
-        return "killed " + childlog.progress(child.log_file).describe()
+            return Stopped(
+                f"not interrupted: the build had ended (exit {child.process.returncode}) before the kill",
+                reached=False,
+            )
+        return Stopped("killed " + childlog.progress(child.log_file).describe())
 
-    return Point(batch, label, stop)
+    return Point(batch, Interruption.SIGKILL, label, stop)
 
 
 def _execution_window(ctx: CheckContext, ref: Reference, lane: Lane, batch: int) -> tuple[float, str]:
@@ -218,6 +184,17 @@ def _execution_window(ctx: CheckContext, ref: Reference, lane: Lane, batch: int)
     return ended - executing, ""
 
 
+def points_exercised(trials: Sequence[Trial]) -> dict[str, int]:
+    """The crash points tried, by how they interrupted the build: stops between models (or
+    failed models), kills, and the kills that hit a running build."""
+    kills = [trial for trial in trials if trial.interruption is Interruption.SIGKILL]
+    return {
+        "between-model stops": len(trials) - len(kills),
+        "kill points tried": len(kills),
+        "kill points reached (killed a running build)": sum(trial.reached for trial in kills),
+    }
+
+
 def _differences(comparison: Comparison, when: str) -> list[str]:
     return [
         f"{diff.table.split('.')[-1]} ({', '.join(diff.kinds())}; {when})"
@@ -229,7 +206,7 @@ def _differences(comparison: Comparison, when: str) -> list[str]:
 def _try(ctx: CheckContext, ref: Reference, lane: Lane, point: Point, number: int) -> tuple[Trial, list[Comparison]]:
     lane.restore(ref.checkpoints[point.batch - 1])
     lane.reset_deliveries(ref.files_through(point.batch - 1), ref.batches[point.batch - 1].files)
-    outcome = point.stop(lane)
+    stopped = point.stop(lane)
     errors: list[str] = []
     recovery = lane.dbt("build", select=ctx.build_select, record=False, keys=True)
     errors += [f"rebuild after the crash: {problem}" for problem in recovery.problems]
@@ -284,134 +261,174 @@ def _try(ctx: CheckContext, ref: Reference, lane: Lane, point: Point, number: in
     trial = Trial(
         label=point.label,
         survived=survived,
-        outcome=outcome,
+        outcome=stopped.outcome,
         tables=tables,
         errors=errors,
         explained=explained,
-        reached=not outcome.startswith("not interrupted"),
+        reached=stopped.reached,
+        interruption=point.interruption,
     )
     return trial, comparisons
 
 
-def run(ctx: CheckContext) -> CheckResult:
-    started = time.monotonic()
-    count = len(ctx.batches())
-    crashed = _crash_batches(ctx, count)
-    ref = build_reference(ctx, NAME)
-    problems = unexplained_errors(ctx, NAME, ref.lane.problems())
-    if problems:
-        return CheckResult(
-            name=NAME,
-            status=Status.ERROR,
-            duration_s=time.monotonic() - started,
-            errors=["the clean build failed, so no crash can be judged against it:", *problems],
-        )
-    built = {node.unique_id for node in ref.lane.runs[0].nodes}
-    options = ctx.typed(Options)
-    fault_var = options.fault_var
-    kinds = ("model",) if fault_var else ("model", "seed", "snapshot")
-    data_nodes = {
-        model.unique_id for model in ref.project.models if model.unique_id in built and model.resource_type in kinds
-    }
-    order = [ref.project.by_name(uid) for uid in build_order(ref.lane.runs[0].target_path, data_nodes)]
-    names = [model.name for model in order]
-    cap: int | None = options.crash_points
-    kills = options.kill_points
-    seed = options.seed
-    one_process = ctx.store.adapter == "spark"
-    if one_process and kills:
-        from harness.engines.spark import ONE_PROCESS
+class Crash(NeedsDeliveries[Options]):
+    name = NAME
+    help = "stop builds between models and kill them mid-model (per batch), rebuild, compare with a clean build"
+    without_deliveries = "needs --deliveries DIR (batches to crash in)"
+    options_type = Options
 
-        ctx.progress(f"[{NAME}] no kill point on Spark: {ONE_PROCESS}")
-        kills = 0
-
-    lane = ctx.lane(NAME, "crashed")
-    trials: list[Trial] = []
-    failed_comparisons: list[Comparison] = []
-    errors: list[str] = []
-    clean_child_s: dict[str, float] = {}
-    points: list[Point] = []
-    not_judged: list[NotJudged] = []
-    for batch in crashed:
-        for k in spread(len(order), cap):
-            if fault_var:
-                points.append(_fault_point(ctx, ref, batch, fault_var, names[k - 1], order[k - 1].identifier))
-            else:
-                points.append(_prefix_point(ctx, ref, batch, names, k))
-        if kills > 0:
-            window, why = _execution_window(ctx, ref, lane, batch)
-            if why:
-                errors.append(f"{ref.batch_label(batch)}: the clean child build failed, no kill tried: {why}")
-                continue
-            clean_child_s[ref.batch_label(batch)] = round(window, 2)
-            for at in kill_moments(window, kills, seed, batch):
-                points.append(_kill_point(ctx, ref, batch, at, window))
-    for number, point in enumerate(points, start=1):
-        ctx.progress(f"[{NAME}] point {number}/{len(points)}: {point.label}")
-        try:
-            trial, comparisons = _try(ctx, ref, lane, point, number)
-        except FaultIgnored as exc:
-            errors.append(str(exc))
-            break
-        trials.append(trial)
-        not_judged = not_judged or comparisons[0].not_judged
-        if not trial.survived:
-            failed_comparisons += [c for c in comparisons if not c.passed]
-        ctx.progress(f"[{NAME}] point {number}: {'survived' if trial.survived else 'FAILED'}")
-
-    interrupted = sum(t.outcome.startswith("killed") for t in trials)
-    kill_trials = sum("SIGKILL" in t.label for t in trials)
-    metrics: dict[str, object] = {
-        "points tried": len(trials),
-        "survived": sum(t.survived for t in trials),
-        "failed": sum(not t.survived for t in trials),
-        "build order": " > ".join(names),
-        "crashed batches": ", ".join(ref.batch_label(j) for j in crashed),
-    }
-    if clean_child_s:
-        metrics["clean child build, execution (s)"] = ", ".join(f"{k}: {v}" for k, v in clean_child_s.items())
-    exercised: dict[str, object] = {
-        "between-model stops": sum("SIGKILL" not in t.label for t in trials),
-        "kill points tried": kill_trials,
-        "kill points reached (killed a running build)": interrupted,
-    }
-    exercised.update(key_figures([ref.lane, lane]))
-    notes = [f"{metrics['survived']} of {len(trials)} crash point(s) survived"]
-    if one_process and options.kill_points:
-        notes.append("no kill point: Spark's session target admits one dbt process (stops between models only)")
-    if kill_trials and interrupted < kill_trials:
-        notes.append(
-            f"{kill_trials - interrupted} kill point(s) came after the build had ended: not counted as reached"
+    def add_arguments(self, parser: argparse._ActionsContainer) -> None:
+        parser.add_argument(
+            "--crash-points",
+            type=int,
+            default=None,
+            metavar="N",
+            help="between-model stops per crashed batch, spread over the build order, first and "
+            f"last node included (default: {DEFAULT_CRASH_POINTS}; 0: none; a larger number than "
+            "the nodes: after every node)",
         )
-    explained = sorted({name for t in trials for name in t.explained})
-    if explained:
-        notes.append("differences already reported by an earlier check, not counted again: " + ", ".join(explained))
-    notes += [f"not judged: {nj.table}: {nj.reason}" for nj in not_judged]
-    findings = lane_findings(ctx, NAME, [ref.lane, lane])
-    findings["errors"] = errors + [e for e in findings["errors"] if e not in errors]
-    reached = sum(t.reached for t in trials)
-    reason = ""
-    if not reached and not errors:
-        reason = "no crash point reached: " + (
-            "no point to try (--crash-points 0 and --kill-points 0?)"
-            if not trials
-            else "every kill came after the build had ended"
+        parser.add_argument(
+            "--kill-points",
+            type=int,
+            default=None,
+            metavar="N",
+            help=f"SIGKILLs of a child dbt build per crashed batch (default: {DEFAULT_KILL_POINTS}; 0: none)",
         )
-    failed = (
-        bool(findings["errors"])
-        or not all(trial.survived for trial in trials)
-        or any(not v.explained_by for v in findings["key_violations"])
-    )
-    status = Status.FAIL if failed else (Status.NOT_EXERCISED if reason else Status.PASS)
-    return CheckResult(
-        name=NAME,
-        status=status,
-        comparisons=failed_comparisons,
-        notes=notes,
-        metrics=metrics,
-        trials=trials,
-        duration_s=time.monotonic() - started,
-        exercised=exercised,
-        reason=reason if status is Status.NOT_EXERCISED else "",
-        **findings,
-    )
+        parser.add_argument(
+            "--seed",
+            type=int,
+            default=None,
+            metavar="N",
+            help="seed of the kill moments (default: 0); the same seed tries the same moments",
+        )
+        parser.add_argument(
+            "--fault-var",
+            default=None,
+            metavar="VAR",
+            help="dbt var that makes the model it names (its relation name) fail after its write, "
+            "before COMMIT; between-model points then fail each model in turn instead of building "
+            "a prefix of the build order",
+        )
+        parser.add_argument(
+            "--crash-batches",
+            nargs="+",
+            default=None,
+            metavar="J",
+            help="batches to crash in, numbered from 1 in batch order (default: the middle one, "
+            "so a crash meets history before it and batches after it; `all`: every batch)",
+        )
+
+    def run(self, ctx: CheckContext, options: Options) -> CheckResult:
+        started = time.monotonic()
+        count = len(ctx.batches())
+        crashed = _crash_batches(options, count)
+        ref = build_reference(ctx, NAME)
+        problems = unexplained_errors(ctx, NAME, ref.lane.problems())
+        if problems:
+            return CheckResult(
+                name=NAME,
+                status=Status.ERROR,
+                duration_s=time.monotonic() - started,
+                errors=["the clean build failed, so no crash can be judged against it:", *problems],
+            )
+        built = {node.unique_id for node in ref.lane.runs[0].nodes}
+        fault_var = options.fault_var
+        kinds = ("model",) if fault_var else ("model", "seed", "snapshot")
+        data_nodes = {
+            model.unique_id for model in ref.project.models if model.unique_id in built and model.resource_type in kinds
+        }
+        order = [ref.project.by_name(uid) for uid in build_order(ref.lane.runs[0].target_path, data_nodes)]
+        names = [model.name for model in order]
+        cap: int | None = options.crash_points
+        kills = options.kill_points
+        seed = options.seed
+        one_process = ctx.store.adapter == "spark"
+        if one_process and kills:
+            from harness.engines.spark import ONE_PROCESS
+
+            ctx.progress(f"[{NAME}] no kill point on Spark: {ONE_PROCESS}")
+            kills = 0
+
+        lane = ctx.lane(NAME, "crashed")
+        trials: list[Trial] = []
+        failed_comparisons: list[Comparison] = []
+        errors: list[str] = []
+        clean_child_s: dict[str, float] = {}
+        points: list[Point] = []
+        not_judged: list[NotJudged] = []
+        for batch in crashed:
+            for k in spread(len(order), cap):
+                if fault_var:
+                    points.append(_fault_point(ctx, ref, batch, fault_var, names[k - 1], order[k - 1].identifier))
+                else:
+                    points.append(_prefix_point(ctx, ref, batch, names, k))
+            if kills > 0:
+                window, why = _execution_window(ctx, ref, lane, batch)
+                if why:
+                    errors.append(f"{ref.batch_label(batch)}: the clean child build failed, no kill tried: {why}")
+                    continue
+                clean_child_s[ref.batch_label(batch)] = round(window, 2)
+                for at in kill_moments(window, kills, seed, batch):
+                    points.append(_kill_point(ctx, ref, batch, at, window))
+        for number, point in enumerate(points, start=1):
+            ctx.progress(f"[{NAME}] point {number}/{len(points)}: {point.label}")
+            try:
+                trial, comparisons = _try(ctx, ref, lane, point, number)
+            except FaultIgnored as exc:
+                errors.append(str(exc))
+                break
+            trials.append(trial)
+            not_judged = not_judged or comparisons[0].not_judged
+            if not trial.survived:
+                failed_comparisons += [c for c in comparisons if not c.passed]
+            ctx.progress(f"[{NAME}] point {number}: {'survived' if trial.survived else 'FAILED'}")
+
+        figures = points_exercised(trials)
+        kill_trials = figures["kill points tried"]
+        interrupted = figures["kill points reached (killed a running build)"]
+        metrics: dict[str, object] = {
+            "points tried": len(trials),
+            "survived": sum(t.survived for t in trials),
+            "failed": sum(not t.survived for t in trials),
+            "build order": " > ".join(names),
+            "crashed batches": ", ".join(ref.batch_label(j) for j in crashed),
+        }
+        if clean_child_s:
+            metrics["clean child build, execution (s)"] = ", ".join(f"{k}: {v}" for k, v in clean_child_s.items())
+        exercised: dict[str, object] = dict(figures)
+        exercised.update(key_figures([ref.lane, lane]))
+        notes = [f"{metrics['survived']} of {len(trials)} crash point(s) survived"]
+        if one_process and options.kill_points:
+            notes.append("no kill point: Spark's session target admits one dbt process (stops between models only)")
+        if kill_trials and interrupted < kill_trials:
+            notes.append(
+                f"{kill_trials - interrupted} kill point(s) came after the build had ended: not counted as reached"
+            )
+        explained = sorted({name for t in trials for name in t.explained})
+        if explained:
+            notes.append("differences already reported by an earlier check, not counted again: " + ", ".join(explained))
+        notes += [f"not judged: {nj.table}: {nj.reason}" for nj in not_judged]
+        findings = lane_findings(ctx, NAME, [ref.lane, lane]).with_errors_first(errors)
+        reached = sum(t.reached for t in trials)
+        reason = ""
+        if not reached and not errors:
+            reason = "no crash point reached: " + (
+                "no point to try (--crash-points 0 and --kill-points 0?)"
+                if not trials
+                else "every kill came after the build had ended"
+            )
+        failed = findings.failed or not all(trial.survived for trial in trials)
+        status = Status.FAIL if failed else (Status.NOT_EXERCISED if reason else Status.PASS)
+        return findings.into(
+            CheckResult(
+                name=NAME,
+                status=status,
+                comparisons=failed_comparisons,
+                notes=notes,
+                metrics=metrics,
+                trials=trials,
+                duration_s=time.monotonic() - started,
+                exercised=exercised,
+                reason=reason if status is Status.NOT_EXERCISED else "",
+            )
+        )

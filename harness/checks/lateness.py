@@ -11,14 +11,13 @@ from pathlib import Path
 
 import duckdb
 
+from harness.checks.base import Check
 from harness.context import CheckContext
 from harness.engines.base import quote
 from harness.project import project_vars
 from harness.results import CheckResult, Status
 
 NAME = "lateness"
-HELP = "lateness percentiles, histogram, rows beyond the watermark (informational)"
-NEEDS_DELIVERIES = True
 TIMESTAMP_FORMATS = ("%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%d %H:%M:%S")
 PERCENTILES = (("p50", 0.5), ("p90", 0.9), ("p95", 0.95), ("p99", 0.99), ("p99.9", 0.999))
 DEFAULT_ALLOWED_LATENESS_HOURS = 72.0
@@ -37,63 +36,6 @@ class Options:
     junit: Path | None = None
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--event-time-column",
-        default=None,
-        metavar="COL",
-        help="column of the event time in the deliveries (default: event_time)",
-    )
-    parser.add_argument(
-        "--ingested-at-column",
-        default=None,
-        metavar="COL",
-        help="column of the ingestion time in the deliveries (default: ingested_at)",
-    )
-    parser.add_argument(
-        "--allowed-lateness-hours",
-        type=float,
-        default=None,
-        metavar="H",
-        help="watermark to evaluate (default: the project's var allowed_lateness_hours, else 72)",
-    )
-    parser.add_argument(
-        "--share",
-        type=float,
-        default=None,
-        metavar="S",
-        help="report the allowed lateness that covers this share of rows (default: 0.99)",
-    )
-    parser.add_argument(
-        "--histogram",
-        type=Path,
-        default=None,
-        metavar="PATH",
-        help="histogram PNG (default: lateness.png next to --summary, else next to --junit)",
-    )
-
-
-def applies(ctx: CheckContext) -> str:
-    """Lateness needs both timestamp columns in the deliveries' headers."""
-    if ctx.deliveries is None:
-        return "needs --deliveries DIR (files with event and ingestion times)"
-    options = ctx.typed(Options)
-    wanted = {options.event_time_column, options.ingested_at_column}
-    headers: set[str] = set()
-    csv_files = [path for batch in ctx.batches() for path in batch.files if path.suffix.lower() == ".csv"]
-    if not csv_files:
-        return "reads CSV deliveries only (these are Parquet)"
-    for path in csv_files:
-        headers |= set(csv_header(path))
-    missing = sorted(wanted - headers)
-    if missing:
-        return (
-            f"no column {', '.join(missing)} in the deliveries' headers (set --event-time-column "
-            "and --ingested-at-column)"
-        )
-    return ""
-
-
 def csv_header(path: Path) -> list[str]:
     """The column names of a CSV file: its first record as a CSV parser reads it (RFC 4180: a
     quoted name may hold commas, doubled quotes and line breaks), spaces around each stripped,
@@ -108,8 +50,8 @@ def _parse(column: str) -> str:
     return f"coalesce({tries})"
 
 
-def allowed_lateness(ctx: CheckContext) -> tuple[float, str]:
-    explicit = ctx.typed(Options).allowed_lateness_hours
+def allowed_lateness(ctx: CheckContext, options: Options) -> tuple[float, str]:
+    explicit = options.allowed_lateness_hours
     if explicit is not None:
         return float(explicit), "--allowed-lateness-hours"
     if "allowed_lateness_hours" in ctx.settings.vars:
@@ -118,89 +60,6 @@ def allowed_lateness(ctx: CheckContext) -> tuple[float, str]:
     if declared is not None:
         return float(declared), "dbt_project.yml vars"
     return DEFAULT_ALLOWED_LATENESS_HOURS, "default"
-
-
-def run(ctx: CheckContext) -> CheckResult:
-    started = time.monotonic()
-    files = [f for batch in ctx.batches() for f in batch.files if f.suffix.lower() == ".csv" and f.stat().st_size > 0]
-    if not files:
-        raise ValueError("every delivery file is empty: no lateness to compute")
-    options = ctx.typed(Options)
-    event_col, ingested_col = options.event_time_column, options.ingested_at_column
-    share = float(options.share)
-    if not 0 < share <= 1:
-        raise ValueError(f"--share must be in (0, 1], got {share}")
-    allowed, allowed_source = allowed_lateness(ctx)
-
-    con = duckdb.connect()
-    try:
-        con.execute(
-            f"""
-            create temp table lateness as
-            select epoch({_parse(ingested_col)} - {_parse(event_col)}) / 3600.0 as hours
-            from read_csv(?, all_varchar = true, header = true, union_by_name = true)
-            """,
-            [[str(f) for f in files]],
-        )
-        total, unparsed = con.execute("select count(*), count(*) filter (where hours is null) from lateness").fetchone()  # type: ignore[misc]
-        if total == unparsed:
-            raise ValueError(
-                f"no row has both {event_col} and {ingested_col} parseable as " + " or ".join(TIMESTAMP_FORMATS)
-            )
-        quantiles = ", ".join(f"quantile_cont(hours, {q})" for _, q in PERCENTILES)
-        row = con.execute(
-            f"""
-            select {quantiles}, max(hours), min(hours),
-                count(*) filter (where hours > ?), quantile_cont(hours, ?)
-            from lateness where hours is not null
-            """,
-            [allowed, share],
-        ).fetchone()
-        assert row is not None
-        hours = [float(h) for (h,) in con.execute("select hours from lateness where hours is not null").fetchall()]
-    finally:
-        con.close()
-
-    parsed = int(total) - int(unparsed)
-    metrics: dict[str, object] = {
-        name: round(float(v), 3) for (name, _), v in zip(PERCENTILES, row, strict=False)
-    }  # row: the percentiles, then more
-    beyond = int(row[-2])
-    covering = float(row[-1])
-    metrics.update(
-        rows=int(total),
-        rows_unparseable=int(unparsed),
-        max=round(float(row[len(PERCENTILES)]), 3),
-        min=round(float(row[len(PERCENTILES) + 1]), 3),
-        allowed_lateness_hours=allowed,
-        allowed_lateness_source=allowed_source,
-        rows_beyond_watermark=beyond,
-        share_beyond_watermark=round(beyond / parsed, 6),
-        share=share,
-        hours_covering_share=round(covering, 3),
-        whole_hours_covering_share=max(0, math.ceil(covering)),
-    )
-    result = CheckResult(
-        name=NAME,
-        status=Status.PASS,
-        metrics=metrics,
-        exercised={"files read": len(files), "rows with both timestamps": parsed},
-    )
-    result.notes.append(
-        f"{beyond} of {parsed} rows ({beyond / parsed:.2%}) are later than {allowed:g} h "
-        f"({allowed_source}) and would wait in the correction queue; "
-        f"an allowed lateness of {math.ceil(covering)} h would cover {share:.1%} of rows"
-    )
-    if unparsed:
-        result.notes.append(f"{unparsed} row(s) with an unparseable timestamp are not counted")
-    histogram = _histogram_path(options)
-    if histogram is None:
-        result.notes.append("no histogram written: pass --histogram PATH or --summary PATH")
-    else:
-        write_histogram(hours, allowed, covering, share, histogram)
-        result.artifacts["histogram"] = str(histogram)
-    result.duration_s = time.monotonic() - started
-    return result
 
 
 def _histogram_path(options: Options) -> Path | None:
@@ -257,3 +116,149 @@ def write_histogram(hours: list[float], allowed: float, covering: float, share: 
         figure.savefig(path, dpi=100, bbox_inches="tight")
     finally:
         plt.close(figure)
+
+
+class Lateness(Check[Options]):
+    name = NAME
+    help = "lateness percentiles, histogram, rows beyond the watermark (informational)"
+    needs_deliveries = True
+    options_type = Options
+
+    def add_arguments(self, parser: argparse._ActionsContainer) -> None:
+        parser.add_argument(
+            "--event-time-column",
+            default=None,
+            metavar="COL",
+            help="column of the event time in the deliveries (default: event_time)",
+        )
+        parser.add_argument(
+            "--ingested-at-column",
+            default=None,
+            metavar="COL",
+            help="column of the ingestion time in the deliveries (default: ingested_at)",
+        )
+        parser.add_argument(
+            "--allowed-lateness-hours",
+            type=float,
+            default=None,
+            metavar="H",
+            help="watermark to evaluate (default: the project's var allowed_lateness_hours, else 72)",
+        )
+        parser.add_argument(
+            "--share",
+            type=float,
+            default=None,
+            metavar="S",
+            help="report the allowed lateness that covers this share of rows (default: 0.99)",
+        )
+        parser.add_argument(
+            "--histogram",
+            type=Path,
+            default=None,
+            metavar="PATH",
+            help="histogram PNG (default: lateness.png next to --summary, else next to --junit)",
+        )
+
+    def applies(self, ctx: CheckContext, options: Options) -> str:
+        """Lateness needs both timestamp columns in the deliveries' headers."""
+        if ctx.deliveries is None:
+            return "needs --deliveries DIR (files with event and ingestion times)"
+        wanted = {options.event_time_column, options.ingested_at_column}
+        headers: set[str] = set()
+        csv_files = [path for batch in ctx.batches() for path in batch.files if path.suffix.lower() == ".csv"]
+        if not csv_files:
+            return "reads CSV deliveries only (these are Parquet)"
+        for path in csv_files:
+            headers |= set(csv_header(path))
+        missing = sorted(wanted - headers)
+        if missing:
+            return (
+                f"no column {', '.join(missing)} in the deliveries' headers (set --event-time-column "
+                "and --ingested-at-column)"
+            )
+        return ""
+
+    def run(self, ctx: CheckContext, options: Options) -> CheckResult:
+        started = time.monotonic()
+        files = [
+            f for batch in ctx.batches() for f in batch.files if f.suffix.lower() == ".csv" and f.stat().st_size > 0
+        ]
+        if not files:
+            raise ValueError("every delivery file is empty: no lateness to compute")
+        event_col, ingested_col = options.event_time_column, options.ingested_at_column
+        share = float(options.share)
+        if not 0 < share <= 1:
+            raise ValueError(f"--share must be in (0, 1], got {share}")
+        allowed, allowed_source = allowed_lateness(ctx, options)
+
+        con = duckdb.connect()
+        try:
+            con.execute(
+                f"""
+                create temp table lateness as
+                select epoch({_parse(ingested_col)} - {_parse(event_col)}) / 3600.0 as hours
+                from read_csv(?, all_varchar = true, header = true, union_by_name = true)
+                """,
+                [[str(f) for f in files]],
+            )
+            total, unparsed = con.execute(
+                "select count(*), count(*) filter (where hours is null) from lateness"
+            ).fetchone()  # type: ignore[misc]
+            if total == unparsed:
+                raise ValueError(
+                    f"no row has both {event_col} and {ingested_col} parseable as " + " or ".join(TIMESTAMP_FORMATS)
+                )
+            quantiles = ", ".join(f"quantile_cont(hours, {q})" for _, q in PERCENTILES)
+            row = con.execute(
+                f"""
+                select {quantiles}, max(hours), min(hours),
+                    count(*) filter (where hours > ?), quantile_cont(hours, ?)
+                from lateness where hours is not null
+                """,
+                [allowed, share],
+            ).fetchone()
+            assert row is not None
+            hours = [float(h) for (h,) in con.execute("select hours from lateness where hours is not null").fetchall()]
+        finally:
+            con.close()
+
+        parsed = int(total) - int(unparsed)
+        metrics: dict[str, object] = {
+            name: round(float(v), 3) for (name, _), v in zip(PERCENTILES, row, strict=False)
+        }  # row: the percentiles, then more
+        beyond = int(row[-2])
+        covering = float(row[-1])
+        metrics.update(
+            rows=int(total),
+            rows_unparseable=int(unparsed),
+            max=round(float(row[len(PERCENTILES)]), 3),
+            min=round(float(row[len(PERCENTILES) + 1]), 3),
+            allowed_lateness_hours=allowed,
+            allowed_lateness_source=allowed_source,
+            rows_beyond_watermark=beyond,
+            share_beyond_watermark=round(beyond / parsed, 6),
+            share=share,
+            hours_covering_share=round(covering, 3),
+            whole_hours_covering_share=max(0, math.ceil(covering)),
+        )
+        result = CheckResult(
+            name=NAME,
+            status=Status.PASS,
+            metrics=metrics,
+            exercised={"files read": len(files), "rows with both timestamps": parsed},
+        )
+        result.notes.append(
+            f"{beyond} of {parsed} rows ({beyond / parsed:.2%}) are later than {allowed:g} h "
+            f"({allowed_source}) and would wait in the correction queue; "
+            f"an allowed lateness of {math.ceil(covering)} h would cover {share:.1%} of rows"
+        )
+        if unparsed:
+            result.notes.append(f"{unparsed} row(s) with an unparseable timestamp are not counted")
+        histogram = _histogram_path(options)
+        if histogram is None:
+            result.notes.append("no histogram written: pass --histogram PATH or --summary PATH")
+        else:
+            write_histogram(hours, allowed, covering, share, histogram)
+            result.artifacts["histogram"] = str(histogram)
+        result.duration_s = time.monotonic() - started
+        return result

@@ -11,10 +11,10 @@ round that read none of them makes the check "not exercised", not a pass."""
 
 from __future__ import annotations
 
-import argparse
 import time
 from pathlib import Path
 
+from harness.checks.base import NeedsDeliveries, NoOptions
 from harness.compare import Purpose, compare_snapshots
 from harness.context import CheckContext, finish, manifest_of
 from harness.deliveries import mark_unread, reads_observable, redeliver_new_names, redeliver_same_name, was_read
@@ -24,83 +24,10 @@ from harness.results import CheckResult
 from harness.workspace import Lane
 
 NAME = "replay"
-HELP = "redeliver landed files (same names with a new mtime, then copies under new names)"
-NEEDS_DELIVERIES = True
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    del parser
-
-
-def applies(ctx: CheckContext) -> str:
-    return "" if ctx.deliveries is not None else "needs --deliveries DIR (files to redeliver)"
 
 
 def _read_count(files: list[Path], observable: bool) -> int | None:
     return sum(was_read(f) for f in files) if observable else None
-
-
-def run(ctx: CheckContext) -> CheckResult:
-    started = time.monotonic()
-    lane = ctx.lane(NAME, "replayed")
-    for batch in ctx.batches():
-        lane.deliver(batch.files)
-        lane.dbt("build", select=ctx.build_select)
-    project = manifest_of(lane.runs[0])
-    selected = ctx.selected
-    before = lane.snapshot("before replay", project)
-    if lane.loader is not None:
-        return _replay_sources(ctx, lane, project, before, started)
-    observable = reads_observable(lane.root / "probe")
-
-    touched = redeliver_same_name(lane.landing)
-    mark_unread(touched)
-    lane.dbt("build", select=ctx.build_select)
-    read_same = _read_count(touched, observable)
-    same_names = lane.snapshot("same names redelivered", project)
-    copies = redeliver_new_names(lane.landing, ctx.batch_pattern)
-    mark_unread(copies)
-    lane.dbt("build", select=ctx.build_select)
-    read_new = _read_count(copies, observable)
-    new_names = lane.snapshot("new names redelivered", project)
-
-    comparisons = [
-        compare_snapshots(
-            before,
-            same_names,
-            project,
-            label=f"{len(touched)} file(s) redelivered under the same names (new mtime)",
-            purpose=Purpose.REPLAY,
-            selected=selected,
-            sample_size=ctx.sample_size,
-        ),
-        compare_snapshots(
-            before,
-            new_names,
-            project,
-            label=f"{len(copies)} file(s) redelivered under new names (e.g. {copies[0].name if copies else '-'})",
-            purpose=Purpose.REPLAY,
-            selected=selected,
-            sample_size=ctx.sample_size,
-        ),
-    ]
-    unknown = "unknown (the file system records no access times)"
-    exercised: dict[str, object] = {
-        "files redelivered (same names)": len(touched),
-        "of them read by the rebuild": unknown if read_same is None else read_same,
-        "files redelivered (new names)": len(copies),
-        "of those read by the rebuild": unknown if read_new is None else read_new,
-    }
-    nothing = None
-    unread = [
-        f"{what}: the rebuild read none of the {count} file(s)"
-        for what, count, read in (("same names", len(touched), read_same), ("new names", len(copies), read_new))
-        if read == 0
-    ]
-    if unread:
-        nothing = "; ".join(unread) + " (does the model's file pattern match them?)"
-    notes = [] if observable else ["whether the rebuild read the redelivered files is unknown: no access times here"]
-    return finish(NAME, started, comparisons, [lane], notes, ctx=ctx, exercised=exercised, nothing=nothing)
 
 
 def _replay_sources(ctx: CheckContext, lane: Lane, project: Project, before: Snapshot, started: float) -> CheckResult:
@@ -123,3 +50,74 @@ def _replay_sources(ctx: CheckContext, lane: Lane, project: Project, before: Sna
     exercised: dict[str, object] = {"files loaded again": files, "rows appended to sources": appended}
     nothing = None if appended else "loading the deliveries again appended no row to any source"
     return finish(NAME, started, [comparison], [lane], ctx=ctx, exercised=exercised, nothing=nothing)
+
+
+class Replay(NeedsDeliveries[NoOptions]):
+    name = NAME
+    help = "redeliver landed files (same names with a new mtime, then copies under new names)"
+    without_deliveries = "needs --deliveries DIR (files to redeliver)"
+    options_type = NoOptions
+
+    def run(self, ctx: CheckContext, options: NoOptions) -> CheckResult:
+        started = time.monotonic()
+        lane = ctx.lane(NAME, "replayed")
+        for batch in ctx.batches():
+            lane.deliver(batch.files)
+            lane.dbt("build", select=ctx.build_select)
+        project = manifest_of(lane.runs[0])
+        selected = ctx.selected
+        before = lane.snapshot("before replay", project)
+        if lane.loader is not None:
+            return _replay_sources(ctx, lane, project, before, started)
+        observable = reads_observable(lane.root / "probe")
+
+        touched = redeliver_same_name(lane.landing)
+        mark_unread(touched)
+        lane.dbt("build", select=ctx.build_select)
+        read_same = _read_count(touched, observable)
+        same_names = lane.snapshot("same names redelivered", project)
+        copies = redeliver_new_names(lane.landing, ctx.batch_pattern)
+        mark_unread(copies)
+        lane.dbt("build", select=ctx.build_select)
+        read_new = _read_count(copies, observable)
+        new_names = lane.snapshot("new names redelivered", project)
+
+        comparisons = [
+            compare_snapshots(
+                before,
+                same_names,
+                project,
+                label=f"{len(touched)} file(s) redelivered under the same names (new mtime)",
+                purpose=Purpose.REPLAY,
+                selected=selected,
+                sample_size=ctx.sample_size,
+            ),
+            compare_snapshots(
+                before,
+                new_names,
+                project,
+                label=f"{len(copies)} file(s) redelivered under new names (e.g. {copies[0].name if copies else '-'})",
+                purpose=Purpose.REPLAY,
+                selected=selected,
+                sample_size=ctx.sample_size,
+            ),
+        ]
+        unknown = "unknown (the file system records no access times)"
+        exercised: dict[str, object] = {
+            "files redelivered (same names)": len(touched),
+            "of them read by the rebuild": unknown if read_same is None else read_same,
+            "files redelivered (new names)": len(copies),
+            "of those read by the rebuild": unknown if read_new is None else read_new,
+        }
+        nothing = None
+        unread = [
+            f"{what}: the rebuild read none of the {count} file(s)"
+            for what, count, read in (("same names", len(touched), read_same), ("new names", len(copies), read_new))
+            if read == 0
+        ]
+        if unread:
+            nothing = "; ".join(unread) + " (does the model's file pattern match them?)"
+        notes = (
+            [] if observable else ["whether the rebuild read the redelivered files is unknown: no access times here"]
+        )
+        return finish(NAME, started, comparisons, [lane], notes, ctx=ctx, exercised=exercised, nothing=nothing)

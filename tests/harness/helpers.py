@@ -33,6 +33,6 @@ def run_fixture_check(
         workdir,
         select=select,
         deliveries=deliveries,
-        options=options,
     )
-    return run_check(checks.by_name()[check], ctx)
+    chosen = checks.by_name()[check]
+    return run_check(chosen, ctx, chosen.options_from_mapping(options))

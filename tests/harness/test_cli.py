@@ -128,7 +128,13 @@ def test_the_harness_offers_only_checks_not_this_pipelines_tools(capsys) -> None
         assert "invalid choice" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("check", checks.CHECKS, ids=lambda check: check.NAME)
+@pytest.mark.parametrize("check", checks.CHECKS, ids=lambda check: check.name)
+def test_a_check_given_none_of_its_flags_takes_its_options_defaults(check) -> None:
+    for command in (check.name, "all"):
+        assert check.options_from(build_parser().parse_args([command])) == check.default_options()
+
+
+@pytest.mark.parametrize("check", checks.CHECKS, ids=lambda check: check.name)
 def test_every_check_option_has_its_default_once_in_its_options_dataclass(check) -> None:
     # A flag defaults to None; the check's Options dataclass holds the default, so `--help`,
     # the CLI and a check run in-process (run_fixture_check) cannot disagree.
@@ -137,7 +143,7 @@ def test_every_check_option_has_its_default_once_in_its_options_dataclass(check)
     flags = [action for action in parser._actions if not isinstance(action, argparse._HelpAction)]
     if not flags:
         return
-    fields = {field.name for field in dataclasses.fields(check.Options)}
+    fields = {field.name for field in dataclasses.fields(check.options_type)}
     for action in flags:
-        assert action.default is None, f"{check.NAME} {action.option_strings}: default {action.default!r}"
-        assert action.dest in fields, f"{check.NAME}: {action.dest} is not a field of Options"
+        assert action.default is None, f"{check.name} {action.option_strings}: default {action.default!r}"
+        assert action.dest in fields, f"{check.name}: {action.dest} is not a field of its options"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from harness.checks.crash import kill_moments, spread
 from harness.report import render_markdown, render_terminal
-from harness.results import Status
+from harness.results import Interruption, Status
 from tests.harness.helpers import run_fixture_check
 
 CLAIMS = ("claimed_files", "claimed_events")
@@ -68,10 +68,11 @@ def test_the_correct_twin_survives_stops_and_kills(workdir: Path) -> None:
     )
     assert result.status is Status.PASS, result.failure_message()
     assert len(result.trials) == 4 and all(t.survived for t in result.trials)
-    kills = [t for t in result.trials if "SIGKILL" in t.label]
+    kills = [t for t in result.trials if t.interruption is Interruption.SIGKILL]
     assert len(kills) == 2
     for trial in kills:
-        assert trial.outcome.startswith(("killed ", "not interrupted"))
+        assert "SIGKILL" in trial.label
+        assert trial.outcome.startswith("killed " if trial.reached else "not interrupted")
     assert result.metrics["build order"].startswith("file_events > landed_events > current_events")
     assert "not judged: main.run_log: not a model of the project" in " ".join(result.notes)
     assert result.headline() == "4 of 4 crash point(s) survived"

@@ -8,6 +8,7 @@ import duckdb
 import pytest
 
 from harness.diff import Side, diff_sides, relation_columns
+from harness.results import Column, Retyped, SchemaDiff
 
 
 def make_db(path: Path, sql: str) -> Path:
@@ -128,6 +129,7 @@ def test_schema_change_is_a_difference(attach) -> None:
     result = diff(con)
     assert not result.identical
     assert result.schema_changes == ["column extra only on the right"]
+    assert result.schema == SchemaDiff(added=(Column("extra", "INTEGER"),))
 
 
 def test_duplicate_keys_are_counted(attach) -> None:
@@ -157,3 +159,21 @@ def test_a_changed_column_type_is_reported(attach) -> None:
     result = diff(con, key=("id",))
     assert not result.identical
     assert any(change.startswith("column amount type INTEGER -> DECIMAL") for change in result.schema_changes)
+    assert [(c.name, c.left) for c in result.schema.retyped] == [("amount", "INTEGER")]
+
+
+def test_a_schema_diff_of_two_column_maps_says_what_was_added_removed_and_retyped() -> None:
+    left = {"id": "INTEGER", "note": "VARCHAR", "amount": "INTEGER", "day": "DATE"}
+    right = {"id": "INTEGER", "amount": "DECIMAL(18,2)", "day": "DATE", "extra": "BOOLEAN"}
+    schema = SchemaDiff.between(left, right)
+    assert schema.added == (Column("extra", "BOOLEAN"),)
+    assert schema.removed == (Column("note", "VARCHAR"),)
+    assert schema.retyped == (Retyped("amount", "INTEGER", "DECIMAL(18,2)"),)
+    assert schema.has_changes
+    assert schema.lines() == [
+        "column note only on the left",
+        "column amount type INTEGER -> DECIMAL(18,2)",
+        "column extra only on the right",
+    ]
+    same = SchemaDiff.between(left, dict(reversed(left.items())))  # matched by name, not position
+    assert same == SchemaDiff() and not same.has_changes and same.lines() == []

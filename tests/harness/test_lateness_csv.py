@@ -14,14 +14,15 @@ EVENT, INGESTED = 'event time, UTC ("source")', "ingested at"
 
 
 def _context(deliveries: Path, project_dir: Path) -> SimpleNamespace:
-    """What applies() and run() read of a CheckContext: the deliveries and the check's options."""
-    options = {"event_time_column": EVENT, "ingested_at_column": INGESTED, "allowed_lateness_hours": 2.0}
+    """What applies() and run() read of a CheckContext: the deliveries and the dbt settings."""
     return SimpleNamespace(
         deliveries=deliveries,
         batches=lambda: discover_batches(deliveries),
-        typed=lambda cls: cls(**{k: v for k, v in options.items() if k in cls.__dataclass_fields__}),
         settings=SimpleNamespace(vars={}, project_dir=project_dir),
     )
+
+
+OPTIONS = lateness.Options(event_time_column=EVENT, ingested_at_column=INGESTED, allowed_lateness_hours=2.0)
 
 
 def test_a_quoted_header_name_with_a_comma_and_quotes_is_one_column(tmp_path: Path) -> None:
@@ -35,8 +36,8 @@ def test_a_quoted_header_name_with_a_comma_and_quotes_is_one_column(tmp_path: Pa
     )
     assert lateness.csv_header(deliveries / "2026-11-01_001.csv") == ["event_id", EVENT, INGESTED]
     ctx = _context(deliveries, tmp_path)
-    assert lateness.applies(ctx) == ""  # type: ignore[arg-type]
-    result = lateness.run(ctx)  # type: ignore[arg-type]
+    assert lateness.Lateness().applies(ctx, OPTIONS) == ""  # type: ignore[arg-type]
+    result = lateness.Lateness().run(ctx, OPTIONS)  # type: ignore[arg-type]
     assert result.metrics["rows"] == 2 and result.metrics["rows_beyond_watermark"] == 1, result.metrics
 
 
@@ -44,5 +45,5 @@ def test_a_missing_column_is_still_named(tmp_path: Path) -> None:
     deliveries = tmp_path / "deliveries"
     deliveries.mkdir()
     (deliveries / "2026-11-01_001.csv").write_text('event_id,"event time, UTC",ingested at\n', encoding="utf-8")
-    reason = lateness.applies(_context(deliveries, tmp_path))  # type: ignore[arg-type]
+    reason = lateness.Lateness().applies(_context(deliveries, tmp_path), OPTIONS)  # type: ignore[arg-type]
     assert reason.startswith(f"no column {EVENT} in the deliveries' headers"), reason

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.project import RerunSafeMeta, keys_from_tests, load_manifest
+from harness.project import CompareMode, RerunSafeMeta, keys_from_tests, load_manifest
 
 
 def _test_node(name: str, model: str, **kwargs: object) -> dict[str, object]:
@@ -29,10 +29,19 @@ def test_keys_come_from_unique_tests_preferring_not_null_columns() -> None:
 
 def test_meta_is_validated() -> None:
     meta = RerunSafeMeta.from_meta({"rerun_safe": {"compare": "history", "sum_columns": ["amount"], "group_by": ["id"]}})
-    assert (meta.compare, meta.sum_columns, meta.group_by) == ("history", ("amount",), ("id",))
+    assert (meta.compare, meta.sum_columns, meta.group_by) == (CompareMode.HISTORY, ("amount",), ("id",))
     assert RerunSafeMeta.from_meta(None) == RerunSafeMeta()
+    assert RerunSafeMeta.from_meta({"rerun_safe": {"compare": "SKIP"}}).compare is CompareMode.SKIP
     with pytest.raises(ValueError, match="compare must be one of"):
         RerunSafeMeta.from_meta({"rerun_safe": {"compare": "sometimes"}})
+
+
+def test_a_bad_compare_mode_names_the_model_and_the_modes() -> None:
+    with pytest.raises(ValueError) as error:
+        RerunSafeMeta.from_meta({"rerun_safe": {"compare": "sometimes"}}, "fct_orders")
+    assert str(error.value) == (
+        "fct_orders: meta.rerun_safe.compare must be one of exact, skip, history, got 'sometimes'"
+    )
 
 
 def test_records_deliveries_is_a_boolean() -> None:
@@ -92,6 +101,11 @@ def test_every_unique_key_is_a_grain_whatever_the_strategy(tmp_path) -> None:
         assert models[name].grains == (), name
     # the key still serves the diff (keys added / removed / changed)
     assert models["partition"].unique_key == ("day",) and models["partition"].config_key == ("day",)
+
+
+def test_a_manifest_with_a_bad_compare_mode_names_its_model(tmp_path) -> None:
+    with pytest.raises(ValueError, match=r"^fct_orders: meta\.rerun_safe\.compare must be one of exact, skip, history"):
+        _manifest(tmp_path, fct_orders={"meta": {"rerun_safe": {"compare": "rows"}}})
 
 
 def test_unique_key_repeats_is_a_boolean() -> None:

@@ -61,6 +61,25 @@ def test_run_checks_refuses_an_unknown_check_or_project(tmp_path: Path) -> None:
         harness.run_checks(tmp_path, ["keys"])
 
 
+def test_run_checks_gives_each_check_its_typed_options_and_refuses_a_foreign_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness import api
+    from harness.checks import crash, idempotency
+
+    project = ROOT / "tests" / "fixtures" / "projects" / "correct"
+    seen: dict = {}
+
+    def execute(settings, selected, run, *, named, options, progress):
+        seen.update(names=[check.name for check in selected], run=run, options=options, named=named)
+        return harness.RunResult(results=[])
+
+    monkeypatch.setattr(api, "execute", execute)
+    harness.run_checks(project, ["idempotency", "crash"], options={"per_model": True, "seed": 3}, sample_size=2)
+    assert seen["options"] == {"idempotency": idempotency.Options(per_model=True), "crash": crash.Options(seed=3)}
+    assert seen["run"] == harness.RunOptions(sample_size=2) and seen["named"]
+    with pytest.raises(harness.UsageError, match="no check of keys takes the option.s. per_model"):
+        harness.run_checks(project, ["keys"], options={"per_model": True})
+
+
 def test_every_exported_name_exists_and_every_internal_module_is_banned() -> None:
     assert all(hasattr(harness, name) for name in harness.__all__)
     assert harness.__version__ and "diff_tables" in harness.__all__ and "run_checks" in harness.__all__

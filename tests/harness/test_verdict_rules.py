@@ -17,14 +17,15 @@ import pytest
 
 from harness import api, cli
 from harness.checks import crash
+from harness.checks.base import Check, NoOptions
 from harness.compare import Purpose, compare_snapshots
 from harness.context import CheckContext, finish
 from harness.dbt_invoke import DbtSettings, build_args
 from harness.deliveries import discover_batches, landed_path, mark_unread, reads_observable, was_read
 from harness.diff import Side, diff_sides, relation_columns
 from harness.engines.duckdb import take_snapshot
-from harness.project import Model, Project, RerunSafeMeta
-from harness.results import CheckResult, Comparison, Status, TableDiff
+from harness.project import CompareMode, Model, Project, RerunSafeMeta
+from harness.results import CheckResult, Comparison, Interruption, Status, TableDiff, Trial
 from harness.runner import run_checks
 from harness.target import SCHEMA_ENV, WAREHOUSE_ENV, Refused, ScratchProfile, check_locations, scratch_profile
 from harness.workspace import Lane, Spawned
@@ -117,7 +118,7 @@ def test_a_history_is_compared_by_balances_only_when_converging(tmp_path: Path, 
     after = take_snapshot(_warehouse(tmp_path / "b" / "w.duckdb",
                                      "create table ledger as select * from (values (1, 100), (1, 50), (1, -50)) v(company_id, cents)"),
                           tmp_path / "sb", "after")
-    meta = RerunSafeMeta(compare="history", group_by=("company_id",), sum_columns=("cents",))
+    meta = RerunSafeMeta(compare=CompareMode.HISTORY, group_by=("company_id",), sum_columns=("cents",))
     comparison = compare_snapshots(before, after, Project("p", (_model("ledger", meta),)), label="x", purpose=purpose)
     assert comparison.passed is (purpose is Purpose.CONVERGE)
 
@@ -330,16 +331,14 @@ def test_a_lane_needs_the_scratch_profile(tmp_path: Path) -> None:
 # ---- the crash trials ------------------------------------------------------------------------
 
 def test_the_default_crash_batch_is_the_middle_one() -> None:
-    def ctx(**options):
-        return SimpleNamespace(typed=lambda cls: cls(**options))
-
-    assert crash._crash_batches(ctx(), 3) == [2]
-    assert crash._crash_batches(ctx(), 5) == [3]
-    assert crash._crash_batches(ctx(crash_batches=("all",)), 3) == [1, 2, 3]
-    assert crash._crash_batches(ctx(crash_batches=("3", "1", "3")), 3) == [1, 3]
+    options = crash.Options
+    assert crash._crash_batches(options(), 3) == [2]
+    assert crash._crash_batches(options(), 5) == [3]
+    assert crash._crash_batches(options(crash_batches=("all",)), 3) == [1, 2, 3]
+    assert crash._crash_batches(options(crash_batches=("3", "1", "3")), 3) == [1, 3]
     for wrong in (("0",), ("4",)):
         with pytest.raises(ValueError, match="batches 1..3"):
-            crash._crash_batches(ctx(crash_batches=wrong), 3)
+            crash._crash_batches(options(crash_batches=wrong), 3)
 
 
 class _Lane:
@@ -375,7 +374,8 @@ def _ref() -> SimpleNamespace:
     )
 
 
-def _try(tmp_path: Path, monkeypatch, *, problems=(), differs: tuple[str, ...] = (), outcome="built a") -> tuple:
+def _try(tmp_path: Path, monkeypatch, *, problems=(), differs: tuple[str, ...] = (),
+         stopped: crash.Stopped = crash.Stopped("built a")) -> tuple:
     compared: list[str] = []
 
     def fake_compare(left, right, **kwargs):
@@ -386,7 +386,7 @@ def _try(tmp_path: Path, monkeypatch, *, problems=(), differs: tuple[str, ...] =
     monkeypatch.setattr(crash, "compare_snapshots", fake_compare)
     ctx = CheckContext(settings=DbtSettings(project_dir=tmp_path), workdir=tmp_path)
     lane = _Lane([list(p) for p in problems])
-    point = crash.Point(2, "batch 2: stopped", lambda _: outcome)
+    point = crash.Point(2, crash.Interruption.SIGKILL, "batch 2: SIGKILL", lambda _: stopped)
     trial, comparisons = crash._try(ctx, _ref(), lane, point, 1)  # type: ignore[arg-type]
     return trial, comparisons, compared, lane.calls
 
@@ -412,8 +412,43 @@ def test_a_difference_after_the_last_batch_fails_the_point(tmp_path: Path, monke
 
 
 def test_a_kill_after_the_build_ended_is_not_reached(tmp_path: Path, monkeypatch) -> None:
-    trial, *_ = _try(tmp_path, monkeypatch, outcome="not interrupted: the build had ended (exit 0) before the kill")
-    assert trial.survived and not trial.reached
+    ended = crash.Stopped("not interrupted: the build had ended (exit 0) before the kill", reached=False)
+    trial, *_ = _try(tmp_path, monkeypatch, stopped=ended)
+    assert trial.survived and not trial.reached and trial.interruption is crash.Interruption.SIGKILL
+
+
+def test_findings_fail_on_a_build_error_or_a_duplicate_key_no_earlier_check_reported() -> None:
+    from harness.keys import KeyViolation
+    from harness.results import Findings
+
+    def duplicate(explained_by: str = "") -> KeyViolation:
+        return KeyViolation("m", "main.m", ("id",), "unique test", 1, 1, explained_by=explained_by)
+
+    assert not Findings().failed
+    assert Findings(errors=("model.p.m: error",)).failed
+    assert Findings(key_violations=(duplicate(),)).failed
+    assert not Findings(key_violations=(duplicate(explained_by="keys"),)).failed
+    # the check's own errors first, each listed once
+    mixed = Findings(errors=("lane error", "own error")).with_errors_first(["own error", "first"])
+    assert mixed.errors == ("own error", "first", "lane error")
+    result = mixed.into(CheckResult(name="crash", status=Status.FAIL))
+    assert result.errors == ["own error", "first", "lane error"] and result.key_violations == []
+
+
+def test_crash_points_are_counted_by_their_interruption_not_by_their_label() -> None:
+    # A kill point whose label has no "SIGKILL" is still a kill; a stop whose label has one is
+    # still a stop; only a kill that hit a running build is reached.
+    trials = [
+        Trial(label="batch 2: killed early", survived=True, interruption=Interruption.SIGKILL),
+        Trial(label="batch 2: late", survived=True, reached=False, interruption=Interruption.SIGKILL),
+        Trial(label="batch 2: stopped after SIGKILL-handler", survived=True, interruption=Interruption.STOPPED),
+        Trial(label="batch 2: m failed", survived=False, interruption=Interruption.FAILED_MODEL),
+    ]
+    assert crash.points_exercised(trials) == {
+        "between-model stops": 2,
+        "kill points tried": 2,
+        "kill points reached (killed a running build)": 1,
+    }
 
 
 def test_a_killed_build_is_a_run_with_an_error(tmp_path: Path) -> None:
@@ -464,22 +499,32 @@ def test_variants_compare_other_splits_and_drop_equal_ones() -> None:
 
 # ---- the exit status -------------------------------------------------------------------------
 
-def _check(name: str, *, applies: str = "", raises: Exception | None = None) -> SimpleNamespace:
-    def run(ctx):
-        if raises:
-            raise raises
-        return CheckResult(name=name, status=Status.PASS)
+def _check(name: str, *, applies: str = "", raises: Exception | None = None) -> Check[NoOptions]:
+    reason, error = applies, raises
 
-    return SimpleNamespace(NAME=name, applies=lambda ctx: applies, run=run)
+    class Fake(Check[NoOptions]):
+        help = "a check that passes, raises or does not apply"
+        options_type = NoOptions
+
+        def applies(self, ctx: CheckContext, options: NoOptions) -> str:
+            return reason
+
+        def run(self, ctx: CheckContext, options: NoOptions) -> CheckResult:
+            if error:
+                raise error
+            return CheckResult(name=name, status=Status.PASS)
+
+    Fake.name = name
+    return Fake()
 
 
 def test_a_check_that_raises_or_does_not_apply_when_named_is_an_error(tmp_path: Path) -> None:
     ctx = CheckContext(settings=DbtSettings(project_dir=tmp_path), workdir=tmp_path)
-    broken = run_checks([_check("a", raises=KeyError("x")), _check("b", raises=ValueError("bad"))], ctx)  # type: ignore[list-item]
+    broken = run_checks([_check("a", raises=KeyError("x")), _check("b", raises=ValueError("bad"))], ctx)
     assert [r.status for r in broken] == [Status.ERROR, Status.ERROR]
-    named = run_checks([_check("c", applies="needs --deliveries DIR")], ctx, named=True)  # type: ignore[list-item]
+    named = run_checks([_check("c", applies="needs --deliveries DIR")], ctx, named=True)
     assert [(r.status, r.errors) for r in named] == [(Status.ERROR, ["c needs --deliveries DIR"])]
-    every = run_checks([_check("c", applies="needs --deliveries DIR")], ctx)  # type: ignore[list-item]
+    every = run_checks([_check("c", applies="needs --deliveries DIR")], ctx)
     assert [(r.status, r.reason) for r in every] == [(Status.SKIPPED, "does not apply: needs --deliveries DIR")]
 
 
@@ -494,9 +539,9 @@ def fake_session(tmp_path: Path, monkeypatch):
             raise seen["raise"]
         return SimpleNamespace(store=SimpleNamespace(close=lambda keep=False: None, adapter="duckdb"))
 
-    def fake_run_checks(selected, ctx, *, skipped=None, named=False):
-        seen.update(names=[c.NAME for c in selected], skipped=dict(skipped or {}), named=named)
-        return list(seen.get("results", [CheckResult(name=c.NAME, status=Status.PASS) for c in selected]))
+    def fake_run_checks(selected, ctx, *, options=None, skipped=None, named=False):
+        seen.update(names=[c.name for c in selected], skipped=dict(skipped or {}), named=named, options=options)
+        return list(seen.get("results", [CheckResult(name=c.name, status=Status.PASS) for c in selected]))
 
     monkeypatch.setattr(api, "open_session", open_session)
     monkeypatch.setattr(api, "run_each", fake_run_checks)
@@ -514,6 +559,18 @@ def test_all_runs_every_check_unless_left_out(fake_session) -> None:
     assert "keys" not in seen["skipped"]
     assert cli.main(["batches", *args]) == 0
     assert seen["named"] and seen["names"] == ["batches"]
+
+
+def test_the_cli_gives_each_check_its_own_typed_options(fake_session) -> None:
+    from harness.checks import idempotency
+
+    seen, args = fake_session
+    assert cli.main(["all", *args, "--per-model", "--crash-points", "1", "--seed", "7"]) == 0
+    assert seen["options"]["idempotency"] == idempotency.Options(per_model=True)
+    assert seen["options"]["crash"] == crash.Options(crash_points=1, seed=7)
+    assert seen["options"]["keys"] == NoOptions()
+    assert cli.main(["crash", *args]) == 0
+    assert seen["options"] == {"crash": crash.Options()}
 
 
 @pytest.mark.parametrize(("statuses", "code"), [
