@@ -1,4 +1,4 @@
-{#- The same as SQL. Rendered as a literal when the run row exists, so that filters like
+{#- This invocation's run sequence number (run_seq_or_none) as SQL. Rendered as a literal when the run row exists, so that filters like
     `_loaded_run_seq = <n>` prune by zone maps (a scalar subquery would not). Without a run
     row it renders an expression that fails if executed: stamping rows with null would hide
     them from every downstream model. -#}

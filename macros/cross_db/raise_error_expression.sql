@@ -1,4 +1,4 @@
-{#- The same, with the message computed by the SQL text expression `expression` (so it can
+{#- raise_error with the message computed by the SQL text expression `expression` (so it can
     name the row at fault). -#}
 {% macro raise_error_expression(expression) %}{{ return(adapter.dispatch('raise_error_expression', 'rerun_safe')(expression)) }}{% endmacro %}
 {% macro default__raise_error_expression(expression) %}

@@ -40,6 +40,16 @@
     {{- return(escaped) -}}
 {% endmacro %}
 
+{#- why: no portable SQL reads a file from a SELECT (DuckDB's read_csv, Postgres's
+    pg_read_binary_file and Spark's binaryFile are each their engine's own), so another adapter
+    stops when the model compiles, before any write, naming the adapters the reader supports. -#}
+{% macro default__scan_landing_file(f, header) %}
+    {{- exceptions.raise_compiler_error(
+        "rerun_safe: no landing reader for adapter " ~ adapter.type()
+        ~ " (scan_landing_file reads deliveries on duckdb, postgres and spark only)"
+    ) -}}
+{% endmacro %}
+
 {#- One file on DuckDB: read_csv with the columns declared in the file's own header order. -#}
 {% macro duckdb__scan_landing_file(f, header) %}
     select
