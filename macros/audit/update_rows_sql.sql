@@ -1,5 +1,6 @@
-{#- The two writes the audit tables need beyond INSERT, one dispatched macro each, so that an
-    engine without UPDATE (Spark on parquet: no Delta or Iceberg here) can do them its way. -#}
+{#- The two writes the audit tables need beyond INSERT (create_audit_table and this one) are
+    dispatched macros, so that an engine without UPDATE (Spark on parquet: no Delta or Iceberg
+    here) can do them its way. -#}
 
 {#- `update relation set <assignments> where <where>`. `assignments`: a list of [column, SQL
     expression over the row's old values]. -#}

@@ -47,5 +47,6 @@ def test_default_parse_utc_timestamp_agrees_with_duckdb(tmp_path: Path) -> None:
 def test_default_scan_landing_file_names_the_adapter_and_the_supported_ones(tmp_path: Path) -> None:
     proc = run_show("select * from ({{ rerun_safe.default__scan_landing_file(none, []) }}) as s", tmp_path, limit=1)
     assert proc.returncode != 0
-    message = "no landing reader for adapter duckdb (scan_landing_file reads deliveries on duckdb, postgres and spark only)"
+    message = ("no landing reader for adapter duckdb "
+               "(scan_landing_file reads deliveries on duckdb, postgres and spark only)")
     assert message in proc.stdout + proc.stderr
