@@ -10,7 +10,7 @@ the raw traceback.
 This module waits instead, in the plugin hook dbt-duckdb calls just before that connect
 (`update_connection_config`): it opens the file itself, polling every POLL_SECONDS while
 another process holds it, up to var rerun_safe_lock_timeout_seconds (the lease's var, same
-rule and default as macros/config/validated_vars.sql: a whole number 0-86400, default 3600).
+rule and default as macros/config/lock_timeout_seconds.sql: a whole number 0-86400, default 3600).
 When it gets the file it keeps that connection open until dbt-duckdb's own connect has been
 made (DuckDB gives a second connection to a file this process already holds, with the same
 configuration, without another lock), so no other process can slip in between. When time is
@@ -68,7 +68,7 @@ def config_error(value: Any) -> WarehouseLockError:
 
 
 def timeout_seconds(run_vars: Any) -> int:
-    """The var's value from a --vars mapping, by the rule of validated_vars.sql's
+    """The var's value from a --vars mapping, by the rule of the macro
     whole_number_var: an int or a string of digits (not a bool, not 7.5), 0 to 86400."""
     if not isinstance(run_vars, dict) or VAR not in run_vars:
         return DEFAULT_TIMEOUT_SECONDS

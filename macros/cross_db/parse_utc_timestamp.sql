@@ -11,16 +11,18 @@
         ~ " then try_strptime(replace(replace(" ~ expression ~ ", 'T', ' '), 'Z', ''), '%Y-%m-%d %H:%M:%S') end"
     ) -}}
 {% endmacro %}
-{% macro postgres__parse_utc_timestamp(expression) %}
-    {#- A cast raises on month 13 instead of returning null, accepts 24:00:00 and 23:59:60, and
-        PostgreSQL 15 has no pg_input_is_valid: check every field first (DuckDB's try_strptime
-        rejects the same values), then cast. The nested case makes sure the field casts run
-        only on text of the right shape. Year 0000 is rejected (DuckDB reads it as 1 BC). -#}
+{#- Portable (Postgres uses it): standard SQL has no parse that returns null on a bad value. -#}
+{% macro default__parse_utc_timestamp(expression) %}
+    {#- A cast raises on month 13 instead of returning null and may accept 24:00:00 and 23:59:60
+        (PostgreSQL does; version 15 has no pg_input_is_valid): check every field first (DuckDB's
+        try_strptime rejects the same values), then cast. The nested case makes sure the field
+        casts run only on text of the right shape. Year 0000 is rejected (DuckDB reads it as
+        1 BC). mod(), not %: the function is the more widely supported spelling. -#}
     {%- set e = "(" ~ expression ~ ")" -%}
     {%- set y = "cast(substr(" ~ e ~ ", 1, 4) as integer)" -%}
     {%- set m = "cast(substr(" ~ e ~ ", 6, 2) as integer)" -%}
     {%- set last_day = "case when " ~ m ~ " in (4, 6, 9, 11) then 30 when " ~ m ~ " = 2 then case when ("
-        ~ y ~ " % 4 = 0 and " ~ y ~ " % 100 != 0) or " ~ y ~ " % 400 = 0 then 29 else 28 end else 31 end" -%}
+        ~ "mod(" ~ y ~ ", 4) = 0 and mod(" ~ y ~ ", 100) != 0) or mod(" ~ y ~ ", 400) = 0 then 29 else 28 end else 31 end" -%}
     {{- return(
         "case when " ~ rerun_safe.matches_pattern(expression, rerun_safe.timestamp_shape())
         ~ " then case when " ~ y ~ " >= 1 and " ~ m ~ " between 1 and 12"

@@ -5,12 +5,3 @@
     {#- dbt's cross-database md5 of text (the same hex digest on every engine) -#}
     {{- return(dbt.hash(rerun_safe.hash_input(expressions))) -}}
 {% endmacro %}
-
-{#- The text that is hashed: each expression as text, null as '<null>', joined by '|'. -#}
-{% macro hash_input(expressions) %}
-    {%- set parts = [] -%}
-    {%- for e in expressions -%}
-        {%- do parts.append("coalesce(cast(" ~ e ~ " as " ~ rerun_safe.text_type() ~ "), '<null>')") -%}
-    {%- endfor -%}
-    {{- return(parts | join(" || '|' || ")) -}}
-{% endmacro %}

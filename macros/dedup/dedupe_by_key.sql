@@ -5,15 +5,45 @@
     {{- return(adapter.dispatch('dedupe_by_key', 'rerun_safe')(relation, partition_by, order_by)) -}}
 {% endmacro %}
 
+{#- Standard SQL has no `select * except (...)`, and the ranked subquery adds a column. So the
+    first row's key and order values are ranked apart, under names of their own, and the
+    relation's rows are joined to them: the result has exactly the relation's columns. The order
+    is total, so a key and its order values name one row; `is not distinct from` matches nulls. -#}
 {% macro default__dedupe_by_key(relation, partition_by, order_by) %}
-    select deduped.*
-    from (
+    {%- set terms = [] -%}
+    {%- for term in order_by -%}
+        {%- do terms.append(modules.re.sub('(?i)(\\s+(asc|desc))?(\\s+nulls\\s+(first|last))?\\s*$', '', term.strip())) -%}
+    {%- endfor -%}
+    select kept.*
+    from {{ relation }} as kept
+    inner join (
         select
-            ranked.*,
-            row_number() over (partition by {{ partition_by | join(', ') }} order by {{ order_by | join(', ') }}) as dedup_rank
-        from {{ relation }} as ranked
-    ) as deduped
-    where deduped.dedup_rank = 1
+            {%- for k in partition_by %}
+            ranked.rerun_safe_key_{{ loop.index }},
+            {%- endfor %}
+            {%- for t in terms %}
+            ranked.rerun_safe_order_{{ loop.index }}{{ ',' if not loop.last }}
+            {%- endfor %}
+        from (
+            select
+                {%- for k in partition_by %}
+                {{ k }} as rerun_safe_key_{{ loop.index }},
+                {%- endfor %}
+                {%- for t in terms %}
+                {{ t }} as rerun_safe_order_{{ loop.index }},
+                {%- endfor %}
+                row_number() over (partition by {{ partition_by | join(', ') }} order by {{ order_by | join(', ') }}) as dedup_rank
+            from {{ relation }} as ranked_input
+        ) as ranked
+        where ranked.dedup_rank = 1
+    ) as firsts
+        on
+        {%- for k in partition_by %}
+        ({{ k }}) is not distinct from firsts.rerun_safe_key_{{ loop.index }}{{ ' and' if not loop.last or terms }}
+        {%- endfor %}
+        {%- for t in terms %}
+        ({{ t }}) is not distinct from firsts.rerun_safe_order_{{ loop.index }}{{ ' and' if not loop.last }}
+        {%- endfor %}
 {% endmacro %}
 
 {% macro duckdb__dedupe_by_key(relation, partition_by, order_by) %}
@@ -28,51 +58,10 @@
     where dedup_rank = 1
 {% endmacro %}
 
-{#- The `columns` of the first row per `partition_by` key by `order_by`, one row per key, the key
-    columns first: dedupe_by_key narrowed to the columns the caller needs, with the same rows on
-    each engine. The same rule: a total order; each term `expr`, `expr asc` or `expr desc`. -#}
-{% macro first_by_key(relation, partition_by, order_by, columns) %}
-    {{- return(adapter.dispatch('first_by_key', 'rerun_safe')(relation, partition_by, order_by, columns)) -}}
-{% endmacro %}
-
-{% macro default__first_by_key(relation, partition_by, order_by, columns) %}
-    select {{ (partition_by + columns) | join(', ') }}
-    from ({{ rerun_safe.dedupe_by_key(relation, partition_by, order_by) }}) as first_rows
-{% endmacro %}
-
-{#- DuckDB: one hash aggregate instead of a sort per key: arg_max (all terms desc) or arg_min
-    (all ascending) over the order as a tuple, each term preceded by its null flag so that nulls
-    sort last, as DuckDB's window sorts them by default. Mixed directions fall back to the window. Measured in
-    fct_order_items' full build at 3M events (bench/optimisation_log.md). -#}
-{% macro duckdb__first_by_key(relation, partition_by, order_by, columns) %}
-    {%- set terms = [] -%}
-    {%- set directions = [] -%}
-    {%- for term in order_by -%}
-        {%- set words = term.strip().split() -%}
-        {%- if words | length > 1 and words[-1] | lower in ('asc', 'desc') -%}
-            {%- do directions.append(words[-1] | lower) -%}
-            {%- do terms.append(words[:-1] | join(' ')) -%}
-        {%- else -%}
-            {%- do directions.append('asc') -%}
-            {%- do terms.append(term.strip()) -%}
-        {%- endif -%}
-    {%- endfor -%}
-    {%- if directions | unique | list | length != 1 -%}
-        {{- return(rerun_safe.default__first_by_key(relation, partition_by, order_by, columns)) -}}
-    {%- endif -%}
-    {%- set descending = directions[0] == 'desc' -%}
-    {%- set flagged = [] -%}
-    {%- for t in terms -%}
-        {%- do flagged.append('(' ~ t ~ ') is ' ~ ('not ' if descending else '') ~ 'null') -%}
-        {%- do flagged.append(t) -%}
-    {%- endfor -%}
-    select
-        {%- for k in partition_by %}
-        {{ k }},
-        {%- endfor %}
-        {%- for c in columns %}
-        {{ 'arg_max' if descending else 'arg_min' }}({{ c }}, ({{ flagged | join(', ') }})) as {{ c }}{{ ',' if not loop.last }}
-        {%- endfor %}
-    from {{ relation }}
-    group by {{ partition_by | join(', ') }}
+{#- Postgres: DISTINCT ON keeps the first row of each key in the ORDER BY, in one pass and with
+    the relation's columns only (the null-safe join of default__ cannot be a hash join there). -#}
+{% macro postgres__dedupe_by_key(relation, partition_by, order_by) %}
+    select distinct on ({{ partition_by | join(', ') }}) deduped.*
+    from {{ relation }} as deduped
+    order by {{ (partition_by + order_by) | join(', ') }}
 {% endmacro %}

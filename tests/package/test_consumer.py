@@ -120,7 +120,8 @@ def test_users_install_it_from_git_with_subdirectory(tmp_path: Path) -> None:
     consumer = Consumer.create(tmp_path / "consumer", package=package)
     consumer.dbt("deps")
     installed = tmp_path / "consumer" / "dbt_packages" / "rerun_safe"
-    assert (installed / "dbt_project.yml").exists() and (installed / "incremental" / "materialization.sql").exists()
+    assert (installed / "dbt_project.yml").exists()
+    assert (installed / "incremental" / "materialization_incremental.sql").exists()
     consumer.load_next_batch()
     consumer.dbt("build")
     # the subdirectory comes whole, but macros/pipeline is not among the package's macro-paths

@@ -4,9 +4,17 @@ macros/dbt_project.yml lists the package's families; the root dbt_project.yml li
 macros/pipeline (the root cannot list macros/ itself: it would parse the package's
 dbt_project.yml as a property file). A family added to one list and not the other, or a
 package macro that calls a pipeline macro, breaks every project that installs the package.
+
+Laid out by macro, as dbt-utils is: each file holds one public macro, named after the file, with
+its dispatched implementations (`<adapter>__<name>`) and the helpers only it uses; each public
+macro of the package is documented in its folder's `_<family>__macros.yml`, argument for
+argument. A macro is public when anything outside its file calls it (another macro, a model, a
+hook, a data test) or when nothing calls it (an entry point: a hook, run-operation, a user).
+Read from the files, without dbt.
 """
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -15,6 +23,10 @@ import yaml
 REPO = Path(__file__).resolve().parents[2]
 MACROS = REPO / "macros"
 DEFINITION = re.compile(r"{%-?\s*(?:macro|test)\s+(\w+)")
+BLOCK = re.compile(r"{%-?\s*(macro|test|materialization)\s+(\w+)\s*(?:\(|,)")
+COMMENT = re.compile(r"{#.*?#}", re.S)
+ADAPTERS = ("default", "duckdb", "postgres", "spark")
+DISPATCH = re.compile(r"\badapter\.dispatch\(\s*'(\w+)'")
 MATERIALIZATION = re.compile(r"{%-?\s*materialization\s+(\w+),\s*adapter=['\"](\w+)['\"]")
 CALL = re.compile(r"\brerun_safe\.(\w+)\s*\(")
 
@@ -65,3 +77,126 @@ def test_package_macros_call_only_package_macros() -> None:
     assert missing == {}, f"package macros call macros the package does not have: {missing}"
     # and the check sees pipeline macros as foreign: it can fail
     assert "landing_path" not in defined and "landing_path" in _defined_in([MACROS / "pipeline"])
+
+
+def _signature(text: str, start: int) -> list[str]:
+    """The argument names of the definition whose `(` follows `start` (defaults may nest)."""
+    begin = text.index("(", start) + 1
+    depth, names, current = 0, [], ""
+    for char in text[begin:]:
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        if char == "," and depth == 0:
+            names.append(current)
+            current = ""
+        else:
+            current += char
+    names.append(current)
+    return [n.split("=")[0].strip() for n in names if n.strip()]
+
+
+def _definitions(path: Path) -> list[tuple[str, str, list[str]]]:
+    """(kind, name, argument names) of each definition in a macro file, comments left out."""
+    text = COMMENT.sub(lambda m: " " * len(m.group(0)), path.read_text())
+    found = []
+    for match in BLOCK.finditer(text):
+        kind, name = match.group(1), match.group(2)
+        if kind == "materialization":
+            adapter = re.search(r"adapter\s*=\s*['\"](\w+)['\"]", text[match.start():text.index("%}", match.start())])
+            found.append((kind, f"materialization_{name}_{adapter.group(1) if adapter else 'default'}", []))
+        else:
+            found.append((kind, name if kind == "macro" else f"test_{name}", _signature(text, match.start())))
+    return found
+
+
+def _group(name: str) -> str:
+    """The macro a dispatched implementation implements (`duckdb__x` -> `x`)."""
+    prefix, _, rest = name.partition("__")
+    return rest if prefix in ADAPTERS and rest else name
+
+
+@functools.cache
+def _callers() -> dict[Path, str]:
+    """The files that may call a package macro: macros, models, data tests, the hooks of
+    dbt_project.yml, and the docs (run-operation)."""
+    paths = [*MACROS.rglob("*.sql"), *(REPO / "models").rglob("*.sql"), *(REPO / "tests" / "dbt").rglob("*.sql"),
+             REPO / "dbt_project.yml", REPO / "README.md", *(REPO / "docs").glob("*.md")]
+    return {p: p.read_text() for p in paths}
+
+
+def _callers_outside(names: set[str], path: Path) -> set[str]:
+    """The names of `names` that a file other than `path` calls."""
+    return {n for n in names for other, text in _callers().items()
+            if other != path and re.search(rf"\brerun_safe\.{n}\b|\brun-operation {n}\b|dispatch\(\s*'{n}'", text)}
+
+
+def _layout(path: Path) -> tuple[list[tuple[str, list[str]]], list[str], list[str]]:
+    """A macro file's public definitions with their arguments, its helpers, and the macros it
+    holds that should have a file of their own. The file's own macro is named after it (a
+    generic test `x` is the macro test_x; the file materialization_x holds x's materialization
+    for each adapter, materialization_x_<adapter>); beside it sit its `<adapter>__` versions
+    (alone, for a dbt macro the file overrides) and helpers: macros only its file calls."""
+    stem, definitions = path.stem, _definitions(path)
+    own = [(name, args) for kind, name, args in definitions
+           if name == stem or (kind == "materialization" and name.startswith(stem + "_"))]
+    implementations = [(name, args) for _, name, args in definitions if name != stem and _group(name) == stem]
+    others = {_group(name) for _, name, _ in definitions} - {stem} - {name for name, _ in own}
+    text = COMMENT.sub("", path.read_text())
+    called_here = set(re.findall(r"\brerun_safe\.(\w+)\b", text)) | set(DISPATCH.findall(text))
+    outside = _callers_outside(others, path)
+    helpers = sorted(g for g in others if g in called_here and g not in outside)
+    return own or implementations, helpers, sorted(others - set(helpers))
+
+
+def _package_files() -> list[Path]:
+    return sorted(p for name in _package_paths() for p in (MACROS / name).glob("*.sql"))
+
+
+# pipeline files that still hold several public macros (the revenue checks, staging uniqueness)
+def test_each_file_holds_one_public_macro_named_after_it() -> None:
+    wrong = {}
+    for path in [*_package_files(), *sorted((MACROS / "pipeline").rglob("*.sql"))]:
+        public, _, misplaced = _layout(path)
+        if (not public or misplaced):
+            wrong[str(path.relative_to(REPO))] = misplaced or "no macro named after the file"
+    assert wrong == {}, f"macros that need a file of their own: {wrong}"
+
+
+def _documented(folder: Path) -> dict[str, dict]:
+    yml = folder / f"_{folder.name}__macros.yml"
+    assert yml.exists(), f"{yml.relative_to(REPO)} is missing"
+    entries = yaml.safe_load(yml.read_text())["macros"]
+    names = [entry["name"] for entry in entries]
+    assert len(names) == len(set(names)), f"{yml.name} documents a macro twice"
+    return {entry["name"]: entry for entry in entries}
+
+
+def test_every_public_package_macro_is_documented_with_its_signature() -> None:
+    from dbt.parser.schemas import is_valid_type  # the type names dbt accepts (validate_macro_args)
+
+    problems = []
+    for name in _package_paths():
+        folder = MACROS / name
+        documented = _documented(folder)
+        public = {macro: args for path in sorted(folder.glob("*.sql")) for macro, args in _layout(path)[0]}
+        for macro, args in public.items():
+            entry = documented.get(macro)
+            if entry is None:
+                problems.append(f"{name}: {macro} has no entry")
+                continue
+            described = entry.get("arguments") or []
+            named = [a["name"] for a in described]
+            if named != args:
+                problems.append(f"{name}: {macro}({', '.join(args)}) documented as ({', '.join(named)})")
+            if not (entry.get("description") or "").strip():
+                problems.append(f"{name}: {macro} has no description")
+            problems += [f"{name}: {macro}.{a['name']} type {a.get('type')!r}" for a in described
+                         if not a.get("type") or not is_valid_type(a["type"]) or not a.get("description")]
+        # dbt warns on YAML for a macro that does not exist; and a helper is not documented here
+        problems += [f"{name}: {macro} is documented but is no public macro here"
+                     for macro in documented if macro not in public]
+    assert problems == [], "\n".join(problems)

@@ -28,7 +28,7 @@ from tests.pipeline.project import Pipeline, assert_every_kind, deliveries_by_da
 # rerun_safe_schema_version table). Pinned: the test needs the code of that commit, not of a
 # moving branch.
 PRE_VERSION_COMMIT = "4c6ce1b3f033f015d4ae2b4253b652e6a50a4343"
-CODE_VERSION = 1  # macros/upgrade/schema_version.sql, code_schema_version()
+CODE_VERSION = 1  # macros/upgrade/code_schema_version.sql
 UPGRADE = "rerun_safe_upgrade"
 DAYS = 3  # two days built by the old code, the next one after the upgrade
 

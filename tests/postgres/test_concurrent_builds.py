@@ -1,7 +1,7 @@
 """Builds at once on a real server: one writer at a time, nothing doubled, never stuck.
 
 On Postgres, unlike DuckDB's one-writer file, two `dbt build` processes really interleave.
-The warehouse lease (macros/audit/warehouse_lease.sql) must serialise them: every build
+The warehouse lease (macros/audit/begin_run.sql) must serialise them: every build
 either waits for the lease and then builds, or is refused before it writes anything, and the
 tables always equal a clean build. The repair test starts from the state the lease prevents
 (the same deliveries staged twice) and shows that the documented repair command restores the

@@ -135,31 +135,6 @@
     ) as shape
 {% endmacro %}
 
-{#- The first error of a file whose name is not UTF-8 (list_landing shows such a name with each
-    byte outside printable ASCII as \xNN), the same on every adapter. -#}
-{% macro invalid_file_name_error() -%}
-    'the file name is not UTF-8 (shown with each byte outside printable ASCII as \xNN): rename the file to deliver it'
-{%- endmacro %}
-
-{#- Postgres: the PL/pgSQL helper the inspection uses, created before the deliveries model
-    runs (its pre-hook). Elsewhere nothing to prepare: an empty hook, which dbt skips. -#}
-{% macro prepare_landing_reader() %}
-    {{- return(adapter.dispatch('prepare_landing_reader', 'rerun_safe')()) -}}
-{% endmacro %}
-
-{% macro default__prepare_landing_reader() %}{% endmacro %}
-
-{% macro postgres__prepare_landing_reader() %}
-    create or replace function {{ adapter.quote(target.schema) }}.rerun_safe_utf8_or_null(content bytea) returns text
-    language plpgsql immutable as $body$
-    begin
-        return convert_from(content, 'UTF8');
-    exception when others then
-        return null;
-    end
-    $body$
-{% endmacro %}
-
 {#- Spark: the same verdicts as on Postgres, in Spark SQL over each file's bytes (the
     `binaryFile` source: one row per file, its whole content; a file is at most 2 GB).
     UTF-8 is checked by is_valid_utf8 on the bytes cast to text; a physical line longer than
@@ -268,3 +243,9 @@
         ) as shaped
     ) as judged
 {% endmacro %}
+
+{#- The first error of a file whose name is not UTF-8 (list_landing shows such a name with each
+    byte outside printable ASCII as \xNN), the same on every adapter. -#}
+{% macro invalid_file_name_error() -%}
+    'the file name is not UTF-8 (shown with each byte outside printable ASCII as \xNN): rename the file to deliver it'
+{%- endmacro %}

@@ -1,12 +1,3 @@
-{#- The candidate deliveries in the landing folder, as a SELECT of (file_name, path, size,
-    mtime_ns, ctime_ns, inode, kind): every `*.csv` file (any case) whose name does not start
-    with a dot, listed literally (a name is never a pattern). kind is `file`, or `symlink` /
-    `other` for entries that are rejected whole (a link may point outside the folder). The
-    folder is a validated var and enters SQL only as a string literal. -#}
-{% macro listing_columns() %}
-    {{- return(['file_name', 'path', 'size', 'mtime_ns', 'ctime_ns', 'inode', 'kind']) -}}
-{% endmacro %}
-
 {% macro list_landing(folder) %}
     {{- return(adapter.dispatch('list_landing', 'rerun_safe')(folder)) -}}
 {% endmacro %}
@@ -69,36 +60,6 @@
         lower(named.file_name) like '%.csv'
         and named.file_name not like '.%'
         and stat.size is not null
-{% endmacro %}
-
-{#- At on-run-start, before any write: the landing folder must exist (an empty one is fine). -#}
-{% macro require_landing_folder(folder) %}
-    {%- do adapter.dispatch('require_landing_folder', 'rerun_safe')(folder) -%}
-{% endmacro %}
-
-{% macro default__require_landing_folder(folder) %}
-    {%- set found = run_query("select count(*) from (" ~ rerun_safe.list_landing(folder) ~ ") as listed") -%}
-{% endmacro %}
-
-{% macro postgres__require_landing_folder(folder) %}
-    {%- if not folder.startswith('/') -%}
-        {%- do rerun_safe.list_landing(folder) -%}
-    {%- endif -%}
-    {%- set found = run_query("select (pg_stat_file(" ~ rerun_safe.string_literal(folder) ~ ", true)).isdir") -%}
-    {%- if found.rows[0][0] is not sameas true -%}
-        {{ exceptions.raise_compiler_error(
-            "rerun_safe: var landing_path: the landing folder " ~ folder ~ " does not exist on the database server or is not a folder"
-        ) }}
-    {%- endif -%}
-{% endmacro %}
-
-{#- Spark: a path as Spark's file sources take it. They expand Hadoop glob patterns
-    (`* ? [ ] { } \`), so each such character is escaped with a backslash and matches only
-    itself; the path is a backquoted identifier (`binaryFile.`path``), so a backquote is
-    doubled. -#}
-{% macro spark_literal_path(path) %}
-    {%- set escaped = modules.re.sub('([*?\\[\\]{}\\\\])', '\\\\\\1', path | string) -%}
-    {{- return('`' ~ escaped | replace('`', '``') ~ '`') -}}
 {% endmacro %}
 
 {#- Spark: the files of the landing folder as Spark's `binaryFile` source lists them (Hadoop's

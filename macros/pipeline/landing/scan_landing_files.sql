@@ -1,24 +1,3 @@
-{#- Every record of `files` (dicts: path, file_name, file_id, header = the file's column names
-    in file order, all contract columns), all columns as text in contract order, with its file
-    and record ordinal. Columns are matched by the header's names, never by position. One scan
-    per file, not parallel, so the ordinal is the record's position in its file; a record with
-    more fields than the header fills `_overflow` (quarantined as malformed_row), one with
-    fewer is padded with nulls. No file gives an empty relation of the same shape. Only files
-    whose inspection accepted them reach here (stg_landing__deliveries). -#}
-{% macro landing_columns() %}
-    {{- return(['event_id', 'event_type', 'company_id', 'order_id', 'order_item_id', 'amount_cents', 'currency', 'event_time', 'ingested_at', 'version']) -}}
-{% endmacro %}
-
-{#- The header of an accepted delivery as a list, checked again against the contract: only
-    contract column names ever become identifiers in SQL. -#}
-{% macro delivery_header(file) %}
-    {%- set header = file.header.split(',') -%}
-    {%- if header | sort != rerun_safe.landing_columns() | sort -%}
-        {{- exceptions.raise_compiler_error("rerun_safe: delivery " ~ file.file_name ~ " has an unexpected header: " ~ file.header) -}}
-    {%- endif -%}
-    {{- return(header) -}}
-{% endmacro %}
-
 {#- one_scan: read all `files` in as few scans as the adapter can (DuckDB: one multi-file
     read_csv per distinct header), for full builds, where a scan per file costs more than the
     reading itself. The same rows, file ids and ordinals as the per-file scans. -#}
@@ -42,6 +21,16 @@
     {%- endif %}
 {% endmacro %}
 
+{#- The header of an accepted delivery as a list, checked again against the contract: only
+    contract column names ever become identifiers in SQL. -#}
+{% macro delivery_header(file) %}
+    {%- set header = file.header.split(',') -%}
+    {%- if header | sort != rerun_safe.landing_columns() | sort -%}
+        {{- exceptions.raise_compiler_error("rerun_safe: delivery " ~ file.file_name ~ " has an unexpected header: " ~ file.header) -}}
+    {%- endif -%}
+    {{- return(header) -}}
+{% endmacro %}
+
 {#- A path for DuckDB's readers, which expand `*`, `?` and `[...]`: each such character is
     wrapped in brackets so it matches only itself. DuckDB's glob cannot match a backslash, but
     reads an existing file by its exact name first: a path with a backslash is passed as is. -#}
@@ -49,6 +38,16 @@
     {%- if '\\' in path -%}{{ return(path) }}{%- endif -%}
     {%- set escaped = modules.re.sub('([*?\\[])', '[\\1]', path) -%}
     {{- return(escaped) -}}
+{% endmacro %}
+
+{#- why: no portable SQL reads a file from a SELECT (DuckDB's read_csv, Postgres's
+    pg_read_binary_file and Spark's binaryFile are each their engine's own), so another adapter
+    stops when the model compiles, before any write, naming the adapters the reader supports. -#}
+{% macro default__scan_landing_file(f, header) %}
+    {{- exceptions.raise_compiler_error(
+        "rerun_safe: no landing reader for adapter " ~ adapter.type()
+        ~ " (scan_landing_file reads deliveries on duckdb, postgres and spark only)"
+    ) -}}
 {% endmacro %}
 
 {#- One file on DuckDB: read_csv with the columns declared in the file's own header order. -#}
@@ -154,58 +153,6 @@
     ) }}) as parsed
 {% endmacro %}
 
-{#- The records of a CSV text (an SQL expression) on Postgres: (record_number, fields text[]),
-    record_number 0 for the header, 1 for the first data record, each field as written (quoted
-    fields keep their quotes: see csv_field). Set-based, no regular expression (they
-    cost ~50 us a line in Postgres): split the text on `"`; every odd piece is outside quotes,
-    so its commas separate fields and its line breaks (LF, CRLF, CR) separate records. Those
-    are replaced by two private-use characters, U+E000 and U+E001, the pieces are joined back
-    and split on them. A `""` escape is an empty piece outside quotes, so it survives. A
-    leading byte-order mark is dropped. -#}
-{% macro postgres__csv_records_of(content, with_header=false) %}
-    select
-        numbered.record_number,
-        string_to_array(numbered.record, chr(57344)) as fields
-    from (
-        select
-            records.record,
-            row_number() over (order by records.position) - 1 as record_number
-        from (
-            select
-                string_agg(
-                    case
-                        when pieces.position % 2 = 1
-                            then replace(replace(replace(replace(
-                                pieces.piece, ',', chr(57344)),
-                                chr(13) || chr(10), chr(57345)), chr(13), chr(57345)), chr(10), chr(57345))
-                        else pieces.piece
-                    end,
-                    '"' order by pieces.position
-                ) as marked
-            from (select {{ content }} as content) as file
-            cross join lateral string_to_table(
-                case when left(file.content, 1) = chr(65279) then substr(file.content, 2) else file.content end,
-                '"'
-            ) with ordinality as pieces (piece, position)
-        ) as file_marked
-        cross join lateral string_to_table(file_marked.marked, chr(57345)) with ordinality as records (record, position)
-        where records.record != ''
-    ) as numbered
-    {%- if not with_header %}
-    where numbered.record_number > 0
-    {%- endif %}
-{% endmacro %}
-
-{#- One field as written -> its value: `"a,""b"""` -> `a,"b"`; unquoted text as is. The same
-    SQL on Postgres and Spark, the two engines that split CSV text in SQL. -#}
-{% macro csv_field(raw) -%}
-    case
-        when length({{ raw }}) >= 2 and left({{ raw }}, 1) = '"' and right({{ raw }}, 1) = '"'
-            then replace(substr({{ raw }}, 2, length({{ raw }}) - 2), '""', '"')
-        else {{ raw }}
-    end
-{%- endmacro %}
-
 {#- The contract columns of a file split in SQL, in contract order, each taken from its position
     in the file's own header (`field_at` formats a 1-based position into the SQL of that field),
     empty fields as null, and _overflow: the field after the last one. -#}
@@ -239,18 +186,4 @@
         ) as numbered
         where numbered.record_number > 0
     ) as parsed
-{% endmacro %}
-
-{#- The records of a CSV text (an SQL expression, byte-order mark already dropped) on Spark, as
-    an array of strings in file order, the header first, each record's fields separated by
-    U+E000 and written as in the file (quoted fields keep their quotes: csv_field). The
-    Postgres algorithm with Spark's higher-order functions: split the text on `"`; in every
-    piece outside quotes (even position) a comma becomes U+E000 and a line break (CRLF, CR,
-    LF) U+E001; join the pieces back with `"`, split on U+E001, drop empty records. -#}
-{% macro spark_csv_records(content) %}
-    {{- return(
-        "filter(split(array_join(transform(split(" ~ content ~ ", '\"', -1), (piece, position) -> case when position % 2 = 0"
-        ~ " then regexp_replace(replace(piece, ',', '\\uE000'), '\\r\\n|\\r|\\n', '\\uE001') else piece end), '\"'),"
-        ~ " '\\uE001', -1), record -> record != '')"
-    ) -}}
 {% endmacro %}

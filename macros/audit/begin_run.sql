@@ -1,0 +1,196 @@
+{#- One writer at a time: the warehouse lease (docs/architecture.md, "Concurrency").
+
+    dbt closes each node's connection after the node, so no database session lives as long as
+    an invocation, and a session lock taken in on-run-start does not protect the models. The
+    lock is therefore a row: `rerun_safe_lease` holds one row naming the invocation that owns
+    the warehouse.
+
+    - on-run-start (begin_run): take the lease, waiting up to rerun_safe_lock_timeout_seconds
+      (polling once a second) while another live run holds it; then register the run
+      (start_run) while holding it, so run numbers and the audit tables' DDL are never raced.
+      A run that cannot take it records itself as `refused` and fails before any model runs
+      (flags.skip_nodes_if_on_run_start_fails), with the holder's id and start time.
+    - every model, inside its transaction (lease_guard pre-hook): the statement fails unless
+      this invocation holds the lease, and on Postgres it keeps the row share-locked until the
+      model commits, so nobody can take the lease over in the middle of a model. A run that
+      lost its lease can never write.
+    - on-run-end (release_lease): give it back. A crashed holder's lease is taken over once it
+      has shown no sign of life (lease taken, or a model committed) for
+      rerun_safe_lease_stale_seconds; or by hand: dbt run-operation release_warehouse_lease.
+
+    Adapter differences live in the dispatched macros this one calls, each in its own file of
+    macros/audit (default__ is the portable version used by DuckDB). -#}
+
+{#- on-run-start. -#}
+{% macro begin_run() %}
+    {%- if not rerun_safe.writing_command() -%}
+        {{- return('') -}}
+    {%- endif -%}
+    {#- configuration first: a bad var stops before any write -#}
+    {%- do rerun_safe.validate_run_vars() -%}
+    {#- then the schema version: a warehouse older or newer than this code stops here, before any
+        write, naming the upgrade command (macros/upgrade) -#}
+    {%- do rerun_safe.require_current_schema() -%}
+    {%- set timeout = rerun_safe.lock_timeout_seconds() -%}
+    {%- set stale = rerun_safe.lease_stale_seconds() -%}
+    {%- set lease = rerun_safe.lease_relation() -%}
+    {%- set state = namespace(done=false, acquired=false, holder=none, holder_started=none, pauses=0) -%}
+    {%- set first_try = run_query("select " ~ rerun_safe.utc_now()).rows[0][0] -%}
+    {%- do rerun_safe.commit_hook_writes() -%}
+    {%- for attempt in range(timeout + 1) -%}{%- if not state.done -%}
+        {%- do rerun_safe.lock_run_registry() -%}
+        {%- do run_query(rerun_safe.create_audit_table(lease, [
+            ['lease_name', 'text', true],
+            ['holder_invocation_id', 'text', false],
+            ['holder_started_at', 'timestamp', false],
+            ['acquired_at', 'timestamp', false],
+            ['heartbeat_at', 'timestamp', false],
+            ['released_at', 'timestamp', false],
+            ['taken_over_from', 'text', false],
+        ], partition_by='lease_name')) -%}
+        {%- do run_query(
+            "insert into " ~ lease ~ " (lease_name) select 'warehouse' where not exists (select 1 from " ~ lease ~ ")"
+        ) -%}
+        {%- do rerun_safe.commit_hook_writes() -%}
+        {%- do rerun_safe.lock_lease_row() -%}
+        {%- do run_query(rerun_safe.take_lease_sql(stale)) -%}
+        {%- set found = run_query("select holder_invocation_id, holder_started_at from " ~ lease) -%}
+        {%- do rerun_safe.commit_hook_writes() -%}
+        {%- set state.holder = found.rows[0][0] -%}
+        {%- set state.holder_started = found.rows[0][1] -%}
+        {%- if state.holder == invocation_id -%}
+            {%- set state.acquired = true -%}
+            {%- set state.done = true -%}
+        {%- elif attempt == timeout -%}
+            {%- set state.done = true -%}
+        {%- else -%}
+            {%- do rerun_safe.unlock_run_registry() -%}
+            {%- if rerun_safe.pause_one_second() -%}
+                {%- do rerun_safe.commit_hook_writes() -%}
+                {%- set state.pauses = state.pauses + 1 -%}
+            {%- else -%}
+                {%- do rerun_safe.lock_run_registry() -%}
+                {%- set state.done = true -%}
+            {%- endif -%}
+        {%- endif -%}
+    {%- endif -%}{%- endfor -%}
+    {#- Still under the registry lock: register the run (its number is taken after the previous
+        holder's), and record how long it waited, or that it was refused. A first build records
+        the schema version just before the registry exists. -#}
+    {%- do rerun_safe.record_schema_version() -%}
+    {%- do rerun_safe.start_run() -%}
+    {%- set runs = rerun_safe.runs_relation() -%}
+    {%- do rerun_safe.add_run_columns() -%}
+    {%- set waited = rerun_safe.seconds_between("cast('" ~ first_try ~ "' as timestamp)", rerun_safe.utc_now()) -%}
+    {%- if state.acquired -%}
+        {%- do rerun_safe.refresh_relation_cache() -%}
+        {%- do run_query(rerun_safe.update_rows_sql(
+            runs, [['waited_seconds', waited]], "invocation_id = '" ~ invocation_id ~ "'"
+        )) -%}
+        {%- do rerun_safe.commit_hook_writes() -%}
+        {%- do rerun_safe.unlock_run_registry() -%}
+    {%- else -%}
+        {%- set message = rerun_safe.held_message(state.holder, state.holder_started, timeout, stale) -%}
+        {%- do run_query(rerun_safe.update_rows_sql(runs, [
+            ['status', "'refused'"],
+            ['finished_at', rerun_safe.utc_now()],
+            ['waited_seconds', waited],
+            ['refused_by', rerun_safe.string_literal(state.holder)],
+        ], "invocation_id = '" ~ invocation_id ~ "'")) -%}
+        {%- do rerun_safe.commit_hook_writes() -%}
+        {%- do rerun_safe.unlock_run_registry() -%}
+        {{- exceptions.raise_compiler_error(message) -}}
+    {%- endif -%}
+    {{- return('') -}}
+{% endmacro %}
+
+{#- Pause one second between attempts; false where the engine cannot wait in SQL. -#}
+{% macro pause_one_second() %}{{ return(adapter.dispatch('pause_one_second', 'rerun_safe')()) }}{% endmacro %}
+{% macro default__pause_one_second() %}{{ return(false) }}{% endmacro %}
+{% macro postgres__pause_one_second() %}
+    {%- do run_query("select pg_sleep(1)") -%}
+    {{- return(true) -}}
+{% endmacro %}
+
+{#- The SQL of one attempt: take the lease when it is free, already ours, or stale. The holder's
+    last sign of life is the later of its lease heartbeat and its last committed model. -#}
+{% macro take_lease_sql(stale_seconds) %}
+    {%- set lease = rerun_safe.lease_relation() -%}
+    {%- set cutoff = rerun_safe.utc_now() ~ " - interval '" ~ (stale_seconds | int) ~ " seconds'" -%}
+    {%- set where -%}
+        holder_invocation_id is null
+        or holder_invocation_id = '{{ invocation_id }}'
+        or (
+            heartbeat_at <= {{ cutoff }}
+            {%- if rerun_safe.audit_table_exists('rerun_safe_run_log') %}
+            and not exists (
+                select 1 from {{ rerun_safe.run_log_relation() }} as logged
+                where
+                    logged.invocation_id in (select held.holder_invocation_id from {{ lease }} as held)
+                    and logged.logged_at > {{ cutoff }}
+            )
+            {%- endif %}
+        )
+    {%- endset -%}
+    {{- return(rerun_safe.update_rows_sql(lease, [
+        ['holder_invocation_id', "'" ~ invocation_id ~ "'"],
+        ['holder_started_at', "cast('" ~ run_started_at.strftime("%Y-%m-%d %H:%M:%S") ~ "' as timestamp)"],
+        ['acquired_at', rerun_safe.utc_now()],
+        ['heartbeat_at', rerun_safe.utc_now()],
+        ['taken_over_from', "case when holder_invocation_id is null or holder_invocation_id = '" ~ invocation_id
+            ~ "' then taken_over_from else holder_invocation_id end"],
+    ], where)) -}}
+{% endmacro %}
+
+{% macro held_message(holder, holder_started, timeout, stale) %}
+    {{- return(
+        "rerun_safe: another run (" ~ holder ~ ", started at " ~ holder_started ~ " UTC) holds the warehouse; "
+        ~ "this run waited " ~ timeout ~ " s (var rerun_safe_lock_timeout_seconds) and wrote nothing. "
+        ~ "A lease whose holder shows no sign of life for " ~ stale ~ " s (var rerun_safe_lease_stale_seconds) is taken over; "
+        ~ "if that run is certainly dead, release it now with: dbt run-operation release_warehouse_lease --args "
+        ~ "'{invocation_id: " ~ holder ~ "}'"
+    ) -}}
+{% endmacro %}
+
+{#- dbt lists the schema's relations before on-run-start. A run that took the lease after
+    another run wrote (it waited, or the other finished just before) would otherwise believe the
+    tables that run created do not exist, and try to create them again. -#}
+{% macro refresh_relation_cache() %}{{ return(adapter.dispatch('refresh_relation_cache', 'rerun_safe')()) }}{% endmacro %}
+{#- Spark: the Derby metastore of profiles.yml admits one process, so no other run can have
+    written since dbt listed the relations. -#}
+{% macro spark__refresh_relation_cache() %}{% endmacro %}
+{% macro default__refresh_relation_cache() %}
+    {%- set found = run_query(
+        "select table_name, table_type from information_schema.tables where table_schema = '"
+        ~ target.schema | replace("'", "''") ~ "'"
+    ) -%}
+    {%- for row in found.rows -%}
+        {%- do adapter.cache_added(api.Relation.create(
+            database=rerun_safe.target_database(), schema=target.schema, identifier=row[0],
+            type=('view' if row[1] == 'VIEW' else 'table'))) -%}
+    {%- endfor -%}
+{% endmacro %}
+
+{#- The run registry's lease columns, added when missing (a warehouse from before the lease). -#}
+{% macro add_run_columns() %}{{ return(adapter.dispatch('add_run_columns', 'rerun_safe')()) }}{% endmacro %}
+{#- Spark: no warehouse from before the lease exists there; the columns are added when the
+    registry is new (ALTER TABLE ... ADD COLUMNS keeps the partition column last). -#}
+{% macro spark__add_run_columns() %}
+    {%- set present = run_query('describe table ' ~ rerun_safe.runs_relation()).columns[0].values() | map('lower') | list -%}
+    {%- if 'waited_seconds' not in present -%}
+        {%- do run_query("alter table " ~ rerun_safe.runs_relation() ~ " add columns (waited_seconds bigint, refused_by string)") -%}
+    {%- endif -%}
+{% endmacro %}
+{% macro default__add_run_columns() %}
+    {#- information_schema through run_query: adapter.get_columns_in_relation would open a
+        transaction in the hook that nothing commits on DuckDB. -#}
+    {%- set present = run_query(
+        "select lower(column_name) from information_schema.columns where table_schema = '"
+        ~ target.schema | replace("'", "''") ~ "' and table_name = 'rerun_safe_runs'"
+    ).columns[0].values() | list -%}
+    {%- for name, type in [('waited_seconds', 'bigint'), ('refused_by', 'varchar')] -%}
+        {%- if name not in present -%}
+            {%- do run_query("alter table " ~ rerun_safe.runs_relation() ~ " add column " ~ name ~ " " ~ type) -%}
+        {%- endif -%}
+    {%- endfor -%}
+{% endmacro %}

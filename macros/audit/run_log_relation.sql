@@ -1,0 +1,3 @@
+{% macro run_log_relation() %}
+    {{- return(api.Relation.create(database=rerun_safe.target_database(), schema=target.schema, identifier='rerun_safe_run_log')) -}}
+{% endmacro %}
