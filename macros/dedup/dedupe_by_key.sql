@@ -7,14 +7,16 @@
 
 {#- Standard SQL has no `select * except (...)`, and the ranked subquery adds a column. So the
     first row's key and order values are ranked apart, under names of their own, and the
-    relation's rows are joined to them: the result has exactly the relation's columns. The order
-    is total, so a key and its order values name one row; `is not distinct from` matches nulls. -#}
+    relation's rows are joined to them: the result has exactly the relation's columns. With a
+    total order a key and its order values name one row, save for rows that are wholly equal
+    (the commonest duplicate of all): `distinct` keeps one of them. `is not distinct from`
+    matches nulls. -#}
 {% macro default__dedupe_by_key(relation, partition_by, order_by) %}
     {%- set terms = [] -%}
     {%- for term in order_by -%}
         {%- do terms.append(modules.re.sub('(?i)(\\s+(asc|desc))?(\\s+nulls\\s+(first|last))?\\s*$', '', term.strip())) -%}
     {%- endfor -%}
-    select kept.*
+    select distinct kept.*
     from {{ relation }} as kept
     inner join (
         select

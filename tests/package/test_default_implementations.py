@@ -8,9 +8,9 @@ from pathlib import Path
 
 from tests.package.dbt_show import run_show, show_inline
 
-# (k, a, b, c): nulls in the key and in both order columns
+# (k, a, b, c): nulls in the key and in both order columns, and a row delivered twice (k = 4)
 ROWS = "(1, null, 5, 'p'), (1, 3, null, 'q'), (1, 3, 1, 'r'), (2, null, 9, 's'), (2, null, 4, 't'), " \
-       "(null, 1, 1, 'n1'), (null, 2, 1, 'n2'), (3, 7, 7, 'only')"
+       "(null, 1, 1, 'n1'), (null, 2, 1, 'n2'), (3, 7, 7, 'only'), (4, 1, 1, 'twice'), (4, 1, 1, 'twice')"
 DEDUPE = ("with t as (select * from (values " + ROWS + ") as v (k, a, b, c)) "
           "select * from ({{{{ rerun_safe.{impl}__dedupe_by_key('t', ['k'], ['a desc', 'b nulls first', 'c']) }}}}) "
           "as d order by k nulls last")
@@ -25,9 +25,9 @@ TIMESTAMPS = [
 def test_default_dedupe_by_key_returns_the_relation_columns_and_the_engine_rows(tmp_path: Path) -> None:
     portable = show_inline(DEDUPE.format(impl="default"), tmp_path, limit=100)
     native = show_inline(DEDUPE.format(impl="duckdb"), tmp_path, limit=100)
-    assert [list(row) for row in portable] == [["k", "a", "b", "c"]] * 4, portable
+    assert [list(row) for row in portable] == [["k", "a", "b", "c"]] * 5, portable
     assert portable == native
-    assert [row["c"] for row in portable] == ["q", "t", "only", "n2"]
+    assert [row["c"] for row in portable] == ["q", "t", "only", "twice", "n2"]
 
 
 def test_default_parse_utc_timestamp_agrees_with_duckdb(tmp_path: Path) -> None:
