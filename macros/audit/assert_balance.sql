@@ -8,7 +8,9 @@
             right=(ref('copies'), 'coalesce(sum(amount_cents), 0)', "copy_status = 'current'"),
             message='net_cents != amounts of current copies',
         )
-    The condition names the relation's columns unqualified (it is scanned without alias). -#}
+    The relation is scanned as `balanced`: a condition names its columns unqualified, or as
+    `balanced.<column>` where it must (inside a correlated subquery). The sides differ when their
+    values are distinct, so a side that is NULL (an aggregate over no rows) fails the check. -#}
 {% macro assert_balance(left, right, message) %}
     {%- set check -%}
     with
@@ -23,7 +25,7 @@
 
     select
         case
-            when not (left_side.balance = right_side.balance)
+            when left_side.balance is distinct from right_side.balance
                 then {{ rerun_safe.raise_error('rerun_safe balance check failed: ' ~ message) }}
         end as balance_check
     from left_side
@@ -38,7 +40,7 @@
     {%- set condition = side[2] if side | length > 2 else none -%}
     {#- indented as it stands in assert_balance's CTEs -#}
     select {{ aggregate }} as balance
-        from {{ relation }}
+        from {{ relation }} as balanced
         {%- if condition is not none %}
         where {{ condition }}
         {%- endif %}

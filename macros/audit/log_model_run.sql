@@ -38,6 +38,9 @@
     {%- endif -%}
     {%- for scan in scans -%}
         {%- for name in scan.metrics -%}
+            {%- if name in logged -%}
+                {{ exceptions.raise_compiler_error("log_model_run: the metric '" ~ name ~ "' of " ~ this.identifier ~ " is declared twice") }}
+            {%- endif -%}
             {%- do logged.update({name: scan.alias ~ '.' ~ name}) -%}
         {%- endfor -%}
     {%- endfor -%}

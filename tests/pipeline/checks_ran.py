@@ -38,7 +38,8 @@ CHECKS = (
     Check("records in a delivery = rows staged", "stg_landing__events", r"records but .* staged rows"),
     Check("no delivery listed twice", "stg_landing__events", r"a delivery file would be staged twice"),
     Check("no delivery of this run already staged", "stg_landing__events",
-          r"and file_id not in \( select staged\._file_id from \S+ as staged where staged\._loaded_run_seq = (cast\()?\d+",
+          r"and not exists \( select 1 from \S+ as staged where staged\._loaded_run_seq = (cast\()?\d+( as bigint\))? "
+          r"and staged\._file_id = balanced\.file_id",
           incremental_only=True),
     # the balances (docs/architecture.md, "Balances")
     Check("valid staged rows = rows in copies", "int_event_copies_classified", r"valid staged rows != rows in copies"),

@@ -8,7 +8,10 @@
     rows since the rebuild = the distinct files among them that this run did not stage (a file
     listed twice makes the left side larger, a file of this run already listed the right side
     smaller). Reads the new rows (zone maps on the literal run number) and the small list
-    only. In `lookback` mode rows are merged on `_row_id` instead, and files are re-read by
+    only. `not exists`, never `not in (subquery)`: Postgres 15 plans NOT IN as a subplan that
+    rescans this run's rows for every listed file once they outgrow hash_mem (3,000 files and
+    a 1M-row batch: 140 s against 0.18 s), and NOT IN is false for every file once a NULL
+    is among the staged ids. In `lookback` mode rows are merged on `_row_id` instead, and files are re-read by
     design: nothing to check here. -#}
 {% macro assert_deliveries_loaded_once() %}
     {%- if var('source_window') != 'files' -%}
@@ -27,10 +30,12 @@
         {%- set listed_and_not_staged_now -%}
             {{ listed_since_rebuild }}
             {%- if not rebuild %}
-            and file_id not in (
-                select staged._file_id
+            and not exists (
+                select 1
                 from {{ this }} as staged
-                where staged._loaded_run_seq = {{ rerun_safe.current_run_seq() }}
+                where
+                    staged._loaded_run_seq = {{ rerun_safe.current_run_seq() }}
+                    and staged._file_id = balanced.file_id
             )
             {%- endif %}
         {%- endset -%}
