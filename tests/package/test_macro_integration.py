@@ -1,6 +1,6 @@
 """Every macro of the package, tested the dbt-utils way on DuckDB and Postgres: one `dbt build`
 per adapter of the consumer's macro tests must pass every equality test, and fail exactly the
-cases built to fail (raise_error, check_now, a duplicated row that the equality test must see).
+cases built to fail (raise_error, check_now, assert_balance, a duplicated row that the equality test must see).
 
 The tests live in the consumer fixture (tests/package/consumer): macro_tests/models,
 macro_tests/seeds and macros/macro_tests. They are on the project's paths only when the build
@@ -27,7 +27,7 @@ MACROS = (
     "seconds_between", "stable_hash", "string_literal", "surrogate_key", "surrogate_key_type",
     "text_type", "trim_blank", "try_cast_bigint", "utc_now",
     "literal_in", "literal_ranges", "between_any", "literal_list",
-    "whole_number_var", "flag_var", "date_var", "timestamp_value",
+    "whole_number_var", "flag_var", "date_var", "timestamp_value", "assert_balance",
 )
 
 
@@ -59,7 +59,7 @@ def _check_macro_tests(consumer: Consumer) -> None:
     assert {uid for uid in results if uid.startswith("model.")} == models
     must_fail = {uid: nodes[uid]["config"]["meta"]["expect_error"] for uid in models
                  if "expect_error" in nodes[uid]["config"].get("meta", {})}
-    assert len(must_fail) == 5, must_fail
+    assert len(must_fail) == 7, must_fail
     for uid, message in must_fail.items():
         assert status[uid] == "error" and message in results[uid]["message"], (uid, results[uid])
     built = {uid: status[uid] for uid in models - must_fail.keys()}
