@@ -227,7 +227,11 @@
                         case when left(decoded.content, 1) = '\uFEFF' then substr(decoded.content, 2) else decoded.content end as unmarked,
                         coalesce(array_max(transform(split(decoded.raw_text, '\r\n|\r|\n', -1), line -> octet_length(line))), 0) as longest_line
                     from (
-                        select
+                        {#- MERGE: a sort-merge join. Without the hint a small folder is joined
+                            with the bytes as the broadcast side (the only side an outer join
+                            keeping every listed file can broadcast), and a broadcast is collected
+                            on the driver first: the driver would hold every delivery. -#}
+                        select /*+ MERGE(raw) */
                             {{ listed }}.*,
                             md5(raw.content) as content_md5,
                             cast(raw.content as string) as raw_text,
