@@ -31,7 +31,6 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.error
 import urllib.request
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -224,21 +223,12 @@ class Cluster:
         return any(app.get("cores", 0) >= WORKERS for app in apps)
 
     def driver_api(self, path: str) -> object:
-        """The Thrift server's REST API (`/api/v1/applications/<its app>/<path>`). A 404 is asked
-        again for up to 10 s: the driver's UI answered one now and then while a killed client's
-        session was being closed (seen once in the kill test), then answered again."""
+        """The Thrift server's REST API (`/api/v1/applications/<its app>/<path>`)."""
         base = f"http://{HOST}:{self.driver_ui_port}/api/v1/applications"
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                with urllib.request.urlopen(base, timeout=30) as answer:
-                    (app,) = json.loads(answer.read())
-                with urllib.request.urlopen(f"{base}/{app['id']}/{path}", timeout=60) as answer:
-                    return json.loads(answer.read())
-            except urllib.error.HTTPError as error:
-                if error.code != 404 or time.monotonic() > deadline:
-                    raise
-                time.sleep(0.5)
+        with urllib.request.urlopen(base, timeout=30) as answer:
+            (app,) = json.loads(answer.read())
+        with urllib.request.urlopen(f"{base}/{app['id']}/{path}", timeout=60) as answer:
+            return json.loads(answer.read())
 
     def running_statements(self) -> list[str]:
         """The SQL executions the driver has not finished (a command runs until its commit)."""
