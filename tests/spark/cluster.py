@@ -31,6 +31,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -40,6 +41,7 @@ WORKERS = 2
 WORKER_MEMORY = "1g"   # what each worker offers its executor (spark.executor.memory is the same)
 DAEMON_MEMORY = "256m"  # the master's and the workers' own heaps
 DRIVER_MEMORY = "3g"   # the Thrift server plans every statement (the session target uses 4g)
+RETAINED_EXECUTIONS = 50_000  # SQL executions the driver's UI keeps (see _thrift_command)
 START_TIMEOUT = 180.0
 THRIFT_SERVER = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
 # The tests' own connections (queries): as the spark_thrift profile's sessions. The Thrift server
@@ -149,6 +151,13 @@ class Cluster:
             "spark.ui.enabled": "true",
             "spark.ui.port": str(self.driver_ui_port),
             "spark.ui.showConsoleProgress": "false",
+            # The tests ask the driver's REST API which SQL executions still run (`running_statements`).
+            # Past spark.sql.ui.retainedExecutions (1000 by default) the UI evicts old executions,
+            # and in a lane it was seen to keep the two oldest executions with their plan graphs
+            # deleted: from then on every listing fails with HTTP 404 "no such app" (Spark's
+            # withUI turns the missing graph into that answer). A test session sends a few thousand
+            # statements, so nothing is evicted before the cluster stops.
+            "spark.sql.ui.retainedExecutions": str(RETAINED_EXECUTIONS),
             # nothing a session sets: the spark_thrift profile sets its own (set:hiveconf:...),
             # so the tests prove that the profile's settings take effect
             "spark.sql.warehouse.dir": str(self.warehouse),
@@ -227,8 +236,14 @@ class Cluster:
         base = f"http://{HOST}:{self.driver_ui_port}/api/v1/applications"
         with urllib.request.urlopen(base, timeout=30) as answer:
             (app,) = json.loads(answer.read())
-        with urllib.request.urlopen(f"{base}/{app['id']}/{path}", timeout=60) as answer:
-            return json.loads(answer.read())
+        try:
+            with urllib.request.urlopen(f"{base}/{app['id']}/{path}", timeout=60) as answer:
+                return json.loads(answer.read())
+        except urllib.error.HTTPError as error:
+            raise RuntimeError(
+                f"the driver's REST API answered {error.code} to {path}: {error.read()[:300]!r}; 'no such app' on"
+                " .../sql means an execution lost its plan graph (spark.sql.ui.retainedExecutions, _thrift_command)"
+            ) from error
 
     def running_statements(self) -> list[str]:
         """The SQL executions the driver has not finished (a command runs until its commit)."""

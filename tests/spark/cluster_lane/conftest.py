@@ -1,5 +1,5 @@
-"""The cluster lane: the models on a standalone Spark cluster behind the Thrift server
-(`make pytest-spark-cluster`; not part of `make pytest` yet, tests/spark/conftest.py).
+"""The cluster lane: the models on a standalone Spark cluster behind the Thrift server (part of
+`make pytest`; alone with `make pytest-spark-cluster`; tests/spark/conftest.py).
 
 `spark_cluster` (one per test session, so one per xdist worker; all of tests/spark runs on one
 worker, tests/conftest.py) starts tests/spark/cluster.py's cluster under
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def _missing() -> str | None:
