@@ -11,7 +11,7 @@ LANDING ?= data/landing
 DEMO_WAREHOUSE ?= target/demo/rerun_safe.duckdb
 DEMO_LANDING ?= target/demo/landing
 
-.PHONY: setup setup-spark java spark-cluster spark-cluster-stop pytest-spark-cluster demo test lint pytest bench bench-quick bench-drift bench-small harness mutate faults clean
+.PHONY: setup setup-spark java spark-cluster spark-cluster-stop pytest-spark-cluster pytest-spark-session bench-spark demo test lint pytest bench bench-quick bench-drift bench-small harness mutate faults clean
 
 # `pip install -e .` installs the harness (the rerun-safe-harness distribution: harness/ only).
 # This repository's own Python is not part of it: the dbt-duckdb plugin rerun_safe_duckdb
@@ -50,10 +50,19 @@ spark-cluster: setup-spark
 spark-cluster-stop:
 	$(BIN)/python -m tests.spark.cluster stop $(SPARK_CLUSTER_DIR)
 
-# The cluster lane (tests/spark/cluster_lane: the Spark scenarios on a cluster of its own, --target
-# spark_thrift), one process. Not part of `make pytest` yet (tests/spark/conftest.py).
+# The Spark lanes alone, one process each (tests/spark/conftest.py). The cluster lane
+# (tests/spark/cluster_lane: the Spark scenarios on a cluster of its own, --target spark_thrift)
+# is part of `make pytest`; the session lane (the same scenarios with --target spark, Spark inside
+# the dbt process) runs only here.
 pytest-spark-cluster: setup-spark
-	RERUN_SAFE_SPARK_CLUSTER_LANE=1 $(BIN)/python -m pytest tests/spark/cluster_lane -q -rA --durations=0
+	$(BIN)/python -m pytest tests/spark/cluster_lane -q -rA --durations=0
+
+pytest-spark-session: setup-spark
+	RERUN_SAFE_SPARK_SESSION_LANE=1 $(BIN)/python -m pytest tests/spark --ignore=tests/spark/cluster_lane -q -rA --durations=0
+
+# Spark locally and on the cluster side by side at 1M events (docs/benchmarks-spark.md): about 30 minutes.
+bench-spark: setup-spark
+	$(BIN)/python bench/spark.py --out bench/out-spark --doc docs/benchmarks-spark.md
 
 demo: setup
 	$(BIN)/python -m pipeline_demo demo --deliveries $(DELIVERIES) --landing $(DEMO_LANDING) --warehouse $(DEMO_WAREHOUSE)
@@ -131,4 +140,4 @@ faults: setup
 	FAULTS_FULL=1 $(BIN)/python -m pytest tests/faults -n 2 --dist loadscope -q -rP --durations=10
 
 clean:
-	rm -rf target data reports logs bench/out bench/out-quick bench/out-drift
+	rm -rf target data reports logs bench/out bench/out-quick bench/out-drift bench/out-spark

@@ -19,9 +19,15 @@ TESTS = Path(__file__).resolve().parent
 # this moved CPU more than it saved (docs/architecture.md, CI time). Only an order: a module
 # missing here still runs, after these.
 LONGEST_FIRST = (
-    "spark/test_spark_target.py",
-    "spark/test_spark_kill.py",
+    "spark/cluster_lane/test_cluster_target.py",
+    "spark/cluster_lane/test_cluster_kill.py",
+    "spark/cluster_lane/test_cluster_harness.py",
+    "spark/cluster_lane/test_cluster_concurrency.py",
+    "spark/cluster_lane/test_cluster_partitions.py",
+    "spark/cluster_lane/test_cluster.py",
     "spark/test_harness_on_spark.py",
+    "spark/test_spark_target.py",  # the session lane (tests/spark/conftest.py): collected on demand
+    "spark/test_spark_kill.py",
     "spark/test_spark_partitions.py",
     "faults/test_faults_postgres.py",
     "faults/test_faults_duckdb.py",
