@@ -135,6 +135,51 @@ def test_a_whole_file_shorter_than_its_header_says_is_not_refused_and_a_cut_one_
         conn.close()
 
 
+def test_a_file_as_long_as_every_allocated_block_is_accepted_without_listing_segments(tmp_path: Path) -> None:
+    """The fast path of check_whole: a file that reaches the end of pragma_database_size's
+    total_blocks holds every block DuckDB uses, so the per-segment listing (whose cost grows
+    with the warehouse) is skipped. A whole file shorter than that count (its free tail cut) is
+    still listed segment by segment, and accepted; cut files are refused by the tests above."""
+    import duckdb
+
+    import rerun_safe_duckdb.whole_file as whole_file
+
+    whole = tmp_path / "whole.duckdb"
+    conn = duckdb.connect(str(whole))
+    conn.execute("create table kept as select range as i, md5(range::varchar) as s from range(300000)")
+    conn.execute("checkpoint")
+    conn.close()
+    trimmed = tmp_path / "trimmed.duckdb"
+    conn = duckdb.connect(str(trimmed))
+    conn.execute("create table kept as select range as i from range(100000)")
+    conn.execute("checkpoint")
+    conn.execute("create table dropped as select range as i, md5(range::varchar) as s from range(2000000)")
+    conn.execute("checkpoint")
+    conn.execute("drop table dropped")
+    conn.execute("checkpoint")
+    conn.close()
+    listed = []
+    real = whole_file.furthest_block
+
+    def spy(c):
+        listed.append(True)
+        return real(c)
+
+    whole_file.furthest_block = spy
+    try:
+        for path, fast in ((whole, True), (trimmed, False)):
+            listed.clear()
+            conn = duckdb.connect(str(path))
+            try:
+                assert whole_file.holds_every_block(conn, str(path)) is fast, path.name
+                whole_file.check_whole(conn, str(path))  # accepted either way
+                assert bool(listed) is not fast, f"{path.name}: listed={bool(listed)}"
+            finally:
+                conn.close()
+    finally:
+        whole_file.furthest_block = real
+
+
 @pytest.mark.parametrize("cut", [3, 6000, HEADER], ids=["inside_the_magic", "inside_a_header", "after_the_headers"])
 def test_a_file_cut_so_short_that_duckdb_cannot_open_it_is_reported_as_truncated(tmp_path: Path, cut: int) -> None:
     """A cut in the headers or the first block fails in DuckDB's connect ("Could not read enough
