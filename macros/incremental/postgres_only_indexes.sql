@@ -2,7 +2,7 @@
     every key probe and every `stamp > <last run>` filter of an incremental run reads the whole
     history (a sequential scan), where DuckDB skips row groups by their zone maps and Spark reads
     only the partitions named. With one, the probe reads the matching rows (docs/engines.md,
-    "Postgres"; bench/postgres.py --explain shows the plans).
+    "Indexes and statistics on PostgreSQL"; bench/postgres.py --explain shows the plans).
 
     In a model's config: `indexes=rerun_safe.postgres_only_indexes([{'columns': ['event_key']}])`:
     dbt-postgres creates them when it creates the table (a first build, --full-refresh) and
