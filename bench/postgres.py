@@ -35,6 +35,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import sys
 import time
 from pathlib import Path
@@ -165,6 +166,15 @@ def render(results: list[dict], a: argparse.Namespace, pg_version: str, project:
         return f"| {name} | {' | '.join(cells)} |"
 
     lines = [
+        "# Benchmarks on Postgres",
+        "",
+        "Written by `bench/postgres.py` (`make bench-postgres`: 1M and 10M events). The same deliveries as "
+        "`bench/run.py` (docs/benchmarks.md, \"Method\"): N / batch events delivery days, one more day held back "
+        "as the batch, so the batch is the same at every size. Each size in a database of its own on one "
+        "throw-away server: `dbt seed`, `dbt run` (the history), `VACUUM (ANALYZE)`, the batch landed, `dbt run` "
+        "(t_inc). R1 = t_inc(size) / t_inc(smallest size); model s = the sum of the models' execution_time, "
+        "wall = the dbt process.",
+        "",
         f"Postgres (`--target postgres`, {pg_version}; a throw-away cluster, fsync off, default memory settings), "
         f"batch: one more day of {a.batch_events:,} events, seed {a.seed}. `bench/postgres.py`, "
         f"{time.strftime('%Y-%m-%d')}, code {project.get('commit', '?')}"
@@ -223,6 +233,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--keep-databases", action="store_true",
                    help="keep each size's database until the server stops (inspection in a debugger)")
     a = p.parse_args(argv)
+    # a SIGTERM (timeout, CI cancel) unwinds like Ctrl-C, so the server is stopped and its folder deleted
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     sizes = sorted(parse_size(s) for s in a.sizes.split(",") if s.strip())
     out = a.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
