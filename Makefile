@@ -11,7 +11,7 @@ LANDING ?= data/landing
 DEMO_WAREHOUSE ?= target/demo/rerun_safe.duckdb
 DEMO_LANDING ?= target/demo/landing
 
-.PHONY: setup setup-spark java spark-cluster spark-cluster-stop pytest-spark-cluster pytest-spark-session bench-spark demo test lint pytest bench bench-quick bench-drift bench-small harness mutate faults clean
+.PHONY: setup setup-spark java spark-cluster spark-cluster-stop pytest-spark-cluster pytest-spark-session bench-spark bench-postgres demo test lint pytest bench bench-quick bench-drift bench-small harness mutate faults clean
 
 # `pip install -e .` installs the harness (the rerun-safe-harness distribution: harness/ only).
 # This repository's own Python is not part of it: the dbt-duckdb plugin rerun_safe_duckdb
@@ -63,6 +63,11 @@ pytest-spark-session: setup-spark
 # Spark locally and on the cluster side by side at 1M events (docs/benchmarks-spark.md): about 30 minutes.
 bench-spark: setup-spark
 	$(BIN)/python bench/spark.py --out bench/out-spark --doc docs/benchmarks-spark.md
+
+# Postgres (--target postgres) at 1M and 10M events (R1 on Postgres): a throw-away server of its
+# own (tests/postgres/server.py, the PostgreSQL binaries .ci/run installs), a database per size.
+bench-postgres: setup
+	$(BIN)/python bench/postgres.py --out bench/out-postgres --doc docs/benchmarks-postgres.md
 
 demo: setup
 	$(BIN)/python -m pipeline_demo demo --deliveries $(DELIVERIES) --landing $(DEMO_LANDING) --warehouse $(DEMO_WAREHOUSE)
@@ -140,4 +145,4 @@ faults: setup
 	FAULTS_FULL=1 $(BIN)/python -m pytest tests/faults -n 2 --dist loadscope -q -rP --durations=10
 
 clean:
-	rm -rf target data reports logs bench/out bench/out-quick bench/out-drift bench/out-spark
+	rm -rf target data reports logs bench/out bench/out-quick bench/out-drift bench/out-spark bench/out-postgres

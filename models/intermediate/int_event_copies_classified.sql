@@ -20,6 +20,13 @@
         incremental_strategy='replace_keys',
         unique_key='event_key',
         partition_by='revenue_date',
+        indexes=rerun_safe.postgres_only_indexes([
+            {'columns': ['event_key']},
+            {'columns': ['_written_run_seq']},
+            {'columns': ['_changed_run_seq']},
+            {'columns': ['item_key']},
+            {'columns': ['revenue_date']},
+        ]),
         meta={'rerun_safe': {'volatile_columns': ['_changed_run_seq', '_written_run_seq', 'first_seen_run_seq'], 'records_deliveries': true, 'unique_key_repeats': true}},
         post_hook=[
             "{{ rerun_safe.log_model_run(

@@ -7,6 +7,9 @@
     config(
         incremental_strategy='insert_overwrite',
         partition_by='revenue_date',
+        indexes=rerun_safe.postgres_only_indexes([
+            {'columns': ['revenue_date']},
+        ]),
         partition_keep_rows='event_count > 0',
         post_hook=[
             "{{ rerun_safe.log_model_run(all_rows=rerun_safe.money_metrics({'days': ('count distinct', 'revenue_date')})) }}",

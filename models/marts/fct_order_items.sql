@@ -21,6 +21,9 @@
     config(
         incremental_strategy='replace_keys',
         unique_key='item_key',
+        indexes=rerun_safe.postgres_only_indexes([
+            {'columns': ['item_key']},
+        ]),
         partition_keep_rows='event_count > 0',
         partition_by=rerun_safe.spark_only_partition_by('first_event_date'),
         partition_of_key_may_change=true,

@@ -14,6 +14,10 @@
     config(
         incremental_strategy='append',
         full_refresh=false,
+        indexes=rerun_safe.postgres_only_indexes([
+            {'columns': ['event_key']},
+            {'columns': ['posted_run_seq']},
+        ]),
         meta={'rerun_safe': {
             'compare': 'history',
             'group_by': ['company_id', 'revenue_date', 'currency'],

@@ -12,6 +12,9 @@
     config(
         incremental_strategy='replace_keys',
         unique_key='event_key',
+        indexes=rerun_safe.postgres_only_indexes([
+            {'columns': ['event_key']},
+        ]),
         partition_by='revenue_date',
         partition_keep_rows='status is not null',
         meta={'rerun_safe': {'volatile_columns': ['first_seen_run_seq'], 'unique_key_repeats': true}},

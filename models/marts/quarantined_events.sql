@@ -13,6 +13,9 @@
     config(
         incremental_strategy='merge',
         unique_key='quarantine_id',
+        indexes=rerun_safe.postgres_only_indexes([
+            {'columns': ['quarantine_id']},
+        ]),
         partition_by=rerun_safe.spark_only_partition_by('loaded_run_seq'),
         partition_of_key_may_change=true,
         meta={'rerun_safe': {'volatile_columns': ['quarantined_run_seq'], 'records_deliveries': true}},

@@ -15,6 +15,9 @@
     config(
         incremental_strategy='replace_keys',
         unique_key='file_id',
+        indexes=rerun_safe.postgres_only_indexes([
+            {'columns': ['file_id']},
+        ]),
         full_refresh=false,
         meta={'rerun_safe': {
             'volatile_columns': ['first_seen_run_seq', 'last_seen_run_seq', 'path', 'mtime_ns', 'ctime_ns', 'inode', 'inspected_at_ns'],

@@ -9,6 +9,12 @@
     config(
         incremental_strategy='append',
         unique_key='_row_id',
+        indexes=rerun_safe.postgres_only_indexes([
+            {'columns': ['_loaded_run_seq']},
+            {'columns': ['_file_id']},
+            {'columns': ['event_key']},
+            {'columns': ['amount_cents']},
+        ]),
         meta={'rerun_safe': {'volatile_columns': ['_loaded_run_seq'], 'records_deliveries': true}},
         post_hook=[
             "{{ rerun_safe.log_model_run(

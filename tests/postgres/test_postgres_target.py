@@ -210,3 +210,52 @@ def test_duckdb_and_postgres_build_identical_tables(tmp_path: Path, pg: Postgres
     assert any(status == "applied" for _id, status, *_ in duck_state["late"]), "the correction applied nothing"
     for name in duck_state:
         assert pg_state[name] == duck_state[name], f"{name} differs between DuckDB and Postgres"
+
+
+INDEXED_COLUMNS = """
+    select table_row.relname, string_agg(attribute.attname, ',' order by key.position)
+    from pg_index as index_row
+    inner join pg_class as table_row on index_row.indrelid = table_row.oid
+    cross join lateral unnest(index_row.indkey) with ordinality as key (attnum, position)
+    inner join pg_attribute as attribute on attribute.attrelid = table_row.oid and attribute.attnum = key.attnum
+    where table_row.relnamespace = current_schema()::regnamespace
+    group by table_row.relname, index_row.indexrelid
+"""
+
+
+def test_history_lookups_have_their_indexes_and_a_table_without_them_gets_them(tmp_path: Path,
+                                                                               pg: PostgresPipeline) -> None:
+    """The models' Postgres-only `indexes` exist after a first build; dropped (a warehouse built
+    before the models listed them; the ledger is never rebuilt), the next run creates them again
+    (ensure_postgres_indexes) with the same tables. DuckDB builds none of them."""
+    pg.land("2026-11-01_001_main.csv", [event("A", 100), event("B", 200, order_item_id="i2")])
+    pg.run_ok()
+    built = sorted(pg.query(INDEXED_COLUMNS))
+    assert ("int_event_copies_classified", "event_key") in built
+    assert ("int_event_copies_classified", "_written_run_seq") in built
+    assert ("fct_revenue_ledger", "event_key") in built
+    assert ("stg_landing__events", "_file_id") in built
+    assert ("stg_landing__events", "_row_id") in built  # ensure_unique_staged_rows
+    connection = pg.connect()
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "select indexrelid::regclass::text from pg_index where not indisunique"
+                " and indrelid::regclass::text in ('fct_revenue_ledger', 'int_event_copies_classified')"
+            )
+            for (index,) in cursor.fetchall():
+                cursor.execute(f"drop index {index}")
+        connection.commit()
+    finally:
+        connection.close()
+    assert not [row for row in pg.query(INDEXED_COLUMNS) if row[0] in ("fct_revenue_ledger", "int_event_copies_classified")]
+    pg.land("2026-11-02_001_main.csv", [event("A", 150, version=2, ingested_at="2026-11-02T11:00:00Z"),
+                                       event("C", 50, order_item_id="i3", event_time="2026-11-02T10:00:00Z",
+                                             ingested_at="2026-11-02T11:00:00Z")])
+    pg.run_ok()
+    assert sorted(pg.query(INDEXED_COLUMNS)) == built
+    assert pg.net_total() == 400
+    duck = Pipeline(tmp_path / "duck")
+    duck.land("2026-11-01_001_main.csv", [event("A", 100)])
+    assert duck.run().success
+    assert duck.query("select count(*) from duckdb_indexes()") == [(0,)]

@@ -1,0 +1,258 @@
+"""Time the incremental run on Postgres (`--target postgres`) against history size: R1.
+
+    .venv/bin/python bench/postgres.py --doc docs/benchmarks-postgres.md          # 1M and 10M events
+    .venv/bin/python bench/postgres.py --sizes 100k,300k --batch-events 20000 --out /tmp/bp   # a smoke run
+
+Same deliveries as bench/run.py (pipeline_demo.generate, seed 7, `--batch-events` a day, one day
+held back as the batch, so the batch is the same at every size). One throw-away PostgreSQL
+server for the whole run (tests/postgres/server.py: the tests' own, initdb in a temporary
+folder, fsync off), and for each size in `--sizes` a database of its own (`bench_<size>`,
+schema `bench`), where each step is a `dbt` subprocess (bench/run.py's dbt(): wall time, model
+times from run_results.json, per-statement times from the debug log):
+
+1. `dbt seed` + `dbt run` the history (a full build of every file);
+2. `VACUUM (ANALYZE)` of the database: the statistics and visibility map autovacuum gives a
+   warehouse at rest (tables made by CREATE TABLE AS have none until it runs), so the
+   incremental run's plans do not depend on whether autovacuum got there first;
+3. land the batch, `dbt run` (t_inc: one incremental run).
+
+With `--explain`, the server loads auto_explain and logs the plan of every statement of the
+incremental run, with actual times and buffers (EXPLAIN (ANALYZE, BUFFERS), nested statements
+too), into `--out`/<size>/incremental_plans.log: which lookups scan the history. It slows the
+run (timing every plan node), so its figures are not t_inc.
+
+R1 = t_inc(size) / t_inc(smallest size), on model time (sum of the models' execution_time) and
+on wall time. Prints a Markdown table (and writes it with --doc), with each table's size and
+indexes after the incremental run; nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime as dt
+import json
+import os
+import re
+import shutil
+import signal
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from run import BENCH_NOW, ROOT, START, dbt, label, link_files, log, snapshot_project  # noqa: E402
+
+from pipeline_demo.generate import GeneratorConfig, generate  # noqa: E402
+from tests.postgres.server import PostgresServer, throwaway_server  # noqa: E402
+
+SCHEMA = "bench"
+# auto_explain's settings for --explain (set on the size's database for the incremental run)
+EXPLAIN = {"log_min_duration": "0", "log_analyze": "on", "log_buffers": "on", "log_nested_statements": "on",
+           "log_timing": "on", "log_triggers": "on"}
+
+
+def parse_size(text: str) -> int:
+    m = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)([kKmM]?)", text.strip())
+    if not m:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 100k, 1M, 10M, 250000)")
+    return int(float(m.group(1)) * {"": 1, "k": 1_000, "m": 1_000_000}[m.group(2).lower()])
+
+
+def admin(server: PostgresServer, dbname: str, *statements: str) -> list[list[tuple]]:
+    """Statements on database `dbname`, in autocommit; the rows of each."""
+    con = dataclasses.replace(server, dbname=dbname).connect()
+    out = []
+    try:
+        with con.cursor() as cur:
+            for sql in statements:
+                cur.execute(sql)
+                out.append(cur.fetchall() if cur.description else [])
+    finally:
+        con.close()
+    return out
+
+
+def deliveries_for(n: int, a: argparse.Namespace, work: Path) -> tuple[list[Path], list[Path], int]:
+    """Generate (or reuse) the deliveries of size n: (history files, batch files, history days)."""
+    days = max(2, n // a.batch_events)
+    cfg = GeneratorConfig(seed=a.seed, start_date=START, days=days + 1, events_per_day=a.batch_events)
+    deliveries = work / "deliveries"
+    marker = deliveries / "_config.json"
+    key = json.dumps(dataclasses.asdict(cfg), default=str, sort_keys=True)
+    if not (marker.exists() and marker.read_text() == key):
+        shutil.rmtree(deliveries, ignore_errors=True)
+        log(f"{label(n)}: generating {days + 1} days x {a.batch_events:,} events")
+        generate(cfg, deliveries)
+        marker.write_text(key)
+    else:
+        log(f"{label(n)}: reusing deliveries in {deliveries}")
+    batch_day = (START + dt.timedelta(days=days)).isoformat()
+    files = sorted(deliveries.glob("*.csv"))
+    return [f for f in files if f.name[:10] < batch_day], [f for f in files if f.name[:10] == batch_day], days
+
+
+def land(files: list[Path], landing: Path) -> None:
+    link_files(files, landing)
+    for f in files:
+        (landing / f.name).chmod(0o644)  # the server's OS user reads it
+
+
+def bench_size(n: int, a: argparse.Namespace, server: PostgresServer, project: Path, out: Path) -> dict:
+    lab = label(n)
+    work = out / lab
+    history, batch, days = deliveries_for(n, a, work)
+    dbname = "bench_" + lab.lower().replace(".", "_")
+    admin(server, "postgres", f"drop database if exists {dbname} with (force)", f"create database {dbname}")
+    landing = server.new_landing()  # under the cluster's folder: the server's OS user can read it
+    land(history, landing)
+    env = dict(os.environ, RERUN_SAFE_PG_HOST=server.host, RERUN_SAFE_PG_PORT=str(server.port),
+               RERUN_SAFE_PG_USER=server.user, RERUN_SAFE_PG_DBNAME=dbname, RERUN_SAFE_PG_SCHEMA=SCHEMA)
+    vars_ = {"landing_path": str(landing), "rerun_safe_now": BENCH_NOW}
+    tgt, logs = work / "target", work / "logs"
+    pg = ["--target", "postgres"]
+    runs: dict[str, dict] = {}
+    log(f"{lab}: dbt seed")
+    runs["seed"] = dbt(project, ["seed", *pg], env, tgt, logs / "seed", vars_, "seed")
+    log(f"{lab}: dbt run (history: {len(history)} files, {days} days)")
+    runs["history_build"] = dbt(project, ["run", *pg], env, tgt, logs / "history", vars_, "history_build")
+    log(f"{lab}: vacuum (analyze)")
+    t0 = time.perf_counter()
+    admin(server, dbname, "vacuum (analyze)")
+    vacuum_s = time.perf_counter() - t0
+    land(batch, landing)
+    if a.explain:  # new sessions only: dbt's connections of the incremental run
+        admin(server, "postgres", *[f"alter database {dbname} set auto_explain.{k} = {v}" for k, v in EXPLAIN.items()])
+        log_start = server.log_file.stat().st_size
+    log(f"{lab}: dbt run (incremental, {len(batch)} batch files)")
+    runs["incremental"] = dbt(project, ["run", *pg], env, tgt, logs / "incremental", vars_, "incremental")
+    if a.explain:
+        admin(server, "postgres", f"alter database {dbname} reset all")
+        with server.log_file.open("rb") as fh:
+            fh.seek(log_start)
+            (work / "incremental_plans.log").write_bytes(fh.read())
+    tables, indexes = admin(
+        server, dbname,
+        "select c.relname, c.reltuples::bigint, pg_total_relation_size(c.oid) from pg_class as c"
+        f" where c.relnamespace = '{SCHEMA}'::regnamespace and c.relkind = 'r' order by c.relname",
+        f"select tablename, indexdef from pg_indexes where schemaname = '{SCHEMA}' order by tablename, indexname",
+    )
+    shutil.rmtree(landing, ignore_errors=True)
+    if not a.keep_databases:
+        admin(server, "postgres", f"drop database {dbname} with (force)")
+    return {
+        "n": n, "label": lab, "days": days, "batch_events": a.batch_events, "database": dbname,
+        "history_files": len(history), "batch_files": len(batch), "vacuum_analyze_s": round(vacuum_s, 2),
+        "runs": {name: {k: r[k] for k in ("wall_s", "model_s", "overhead_s", "models", "statements")}
+                 for name, r in runs.items()},
+        "tables": [{"table": t, "rows": rows, "mb": round(size / 1e6, 1)} for t, rows, size in tables],
+        "indexes": [{"table": t, "index": d} for t, d in indexes],
+    }
+
+
+def ratio(num: float, den: float) -> str:
+    return f"{num / den:.2f}" if den else "n/a"
+
+
+def render(results: list[dict], a: argparse.Namespace, pg_version: str, project: dict) -> str:
+    base = results[0]
+    inc = [r["runs"]["incremental"] for r in results]
+    models = sorted({m for r in inc for m in r["models"]}, key=lambda m: -inc[-1]["models"].get(m, 0.0))
+    head = " | ".join(r["label"] for r in results)
+    rule = "|".join(["---:"] * len(results))
+
+    def row(name: str, cells: list[str]) -> str:
+        return f"| {name} | {' | '.join(cells)} |"
+
+    lines = [
+        "# Benchmarks on Postgres",
+        "",
+        "Written by `bench/postgres.py` (`make bench-postgres`: 1M and 10M events). The same deliveries as "
+        "`bench/run.py` (docs/benchmarks.md, \"Method\"): N / batch events delivery days, one more day held back "
+        "as the batch, so the batch is the same at every size. Each size in a database of its own on one "
+        "throw-away server: `dbt seed`, `dbt run` (the history), `VACUUM (ANALYZE)`, the batch landed, `dbt run` "
+        "(t_inc). R1 = t_inc(size) / t_inc(smallest size); model s = the sum of the models' execution_time, "
+        "wall = the dbt process.",
+        "",
+        f"Postgres (`--target postgres`, {pg_version}; a throw-away cluster, fsync off, default memory settings), "
+        f"batch: one more day of {a.batch_events:,} events, seed {a.seed}. `bench/postgres.py`, "
+        f"{time.strftime('%Y-%m-%d')}, code {project.get('commit', '?')}"
+        + (f" with uncommitted changes to {', '.join(project['dirty_files'])}" if project.get("dirty_files") else "")
+        + f", load average at the end {[round(x, 1) for x in os.getloadavg()]}.",
+        "",
+        f"| step | {head} |",
+        f"|---|{rule}|",
+        row("history (events)", [f"{r['n']:,} ({r['days']} days, {r['history_files']} files)" for r in results]),
+        row("history build: wall s", [f"{r['runs']['history_build']['wall_s']:.1f}" for r in results]),
+        row("vacuum (analyze) s", [f"{r['vacuum_analyze_s']:.1f}" for r in results]),
+        row("**incremental: wall s**", [f"**{x['wall_s']:.2f}**" for x in inc]),
+        row("**incremental: model s**", [f"**{x['model_s']:.2f}**" for x in inc]),
+        row("incremental: dbt overhead s", [f"{x['overhead_s']:.2f}" for x in inc]),
+        *[row(m, [f"{x['models'].get(m, 0.0):.2f}" for x in inc]) for m in models],
+        "",
+    ]
+    for r, x in zip(results[1:], inc[1:], strict=True):
+        lines.append(
+            f"R1 ({r['label']} vs {base['label']}): **{ratio(x['model_s'], inc[0]['model_s'])}** on model time, "
+            f"**{ratio(x['wall_s'], inc[0]['wall_s'])}** on wall time."
+        )
+    largest = results[-1]
+    lines += [
+        "",
+        f"Where the incremental run's model time goes at {largest['label']} (seconds per statement kind, "
+        "from dbt's debug log):",
+        "",
+        "| model | statement | s |",
+        "|---|---|---:|",
+        *[f"| {node} | {kind} | {s:.2f} |"
+          for node, kinds in sorted(largest["runs"]["incremental"]["statements"].items())
+          for kind, s in sorted(kinds.items(), key=lambda kv: -kv[1]) if s >= 0.01],
+        "",
+        f"Tables and indexes at {largest['label']}, after the incremental run:",
+        "",
+        "| table | rows | MB | indexes |",
+        "|---|---:|---:|---|",
+        *[f"| {t['table']} | {t['rows']:,} | {t['mb']} | "
+          + ("<br>".join(re.sub(r" ON \S+ USING btree", "", i["index"]).removeprefix("CREATE ")
+                         for i in largest["indexes"] if i["table"] == t["table"]) or "none")
+          + " |" for t in largest["tables"]],
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--sizes", default="1M,10M", help="history sizes in events, comma-separated (default 1M,10M)")
+    p.add_argument("--batch-events", type=int, default=100_000, help="events a day (the batch)")
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--out", type=Path, default=ROOT / "bench" / "out-postgres")
+    p.add_argument("--doc", type=Path, default=None, help="write the Markdown here")
+    p.add_argument("--explain", action="store_true",
+                   help="log the plans of the incremental run's statements (auto_explain; slows the run)")
+    p.add_argument("--keep-databases", action="store_true",
+                   help="keep each size's database until the server stops (inspection in a debugger)")
+    a = p.parse_args(argv)
+    # a SIGTERM (timeout, CI cancel) unwinds like Ctrl-C, so the server is stopped and its folder deleted
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    sizes = sorted(parse_size(s) for s in a.sizes.split(",") if s.strip())
+    out = a.out.resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    project = snapshot_project(out / "project")
+    results = []
+    settings = {"session_preload_libraries": "auto_explain"} if a.explain else None
+    with throwaway_server(prefix="rerun_safe_pg_bench_", settings=settings) as server:
+        pg_version = admin(server, "postgres", "show server_version")[0][0][0]
+        for n in sizes:
+            results.append(bench_size(n, a, server, Path(project["path"]), out))
+            (out / "results.json").write_text(json.dumps(
+                {"postgres": pg_version, "code": project, "results": results}, indent=2))
+    text = render(results, a, f"PostgreSQL {pg_version}", project)
+    print(text)
+    if a.doc:
+        a.doc.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
