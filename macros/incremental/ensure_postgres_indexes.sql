@@ -24,7 +24,8 @@
         cross join lateral unnest(index_row.indkey) with ordinality as key (attnum, position)
         inner join pg_attribute as attribute
             on attribute.attrelid = indexed_table.oid and attribute.attnum = key.attnum
-        where table_schema.nspname = '{{ this.schema }}' and indexed_table.relname = '{{ this.identifier }}'
+        where table_schema.nspname = {{ rerun_safe.string_literal(this.schema) }}
+            and indexed_table.relname = {{ rerun_safe.string_literal(this.identifier) }}
         group by index_row.indexrelid
     {%- endset -%}
     {%- set present = run_query(indexed_columns).columns[0].values() | list -%}
