@@ -1014,7 +1014,7 @@ def render(results: list[dict], rat: list[dict], mach: dict, a: argparse.Namespa
         add("")
     spark = ROOT / "docs" / "benchmarks-spark.md"  # written by bench/spark.py --doc (not part of make bench)
     if spark.exists():
-        add("## Spark local (bench/spark.py)")
+        add("## Spark: a local session and a cluster (bench/spark.py, make bench-spark)")
         add("")
         add(spark.read_text().strip())
         add("")

@@ -1,18 +1,28 @@
-"""Time the pipeline on Spark local (`--target spark`) at 1M events: one incremental run and a
-full refresh, and how much of a run is JVM start-up.
+"""Time the pipeline on Spark at 1M events, on a local session and on a standalone cluster
+behind the Thrift server, side by side: the history build and one incremental run, and what the
+Thrift round trips cost.
 
     .venv/bin/python bench/spark.py --out /tmp/bench_spark --doc docs/benchmarks-spark.md   # 1M events
     .venv/bin/python bench/spark.py --events 20000 --out /tmp/bs      # a smoke run, a few minutes
 
 Same deliveries as bench/run.py (pipeline_demo.generate, seed 7, `--batch-events` a day, one day
-held back as the batch). Steps, each a `dbt` subprocess on one Spark warehouse (a fresh
-RERUN_SAFE_SPARK_DIR under --out):
+held back as the batch). For each engine (`--engines`, both by default), on a warehouse of its
+own, each step a `dbt` subprocess:
 
-1. `dbt seed` + `dbt run` the history (the history build: a full build of every file);
-2. land the batch, `dbt run` (t_inc: one incremental run);
-3. `dbt run --full-refresh` (t_full);
-4. JVM start-up: a Python process that starts and stops the same local Spark session, three
-   times (the median), against the wall time of a `dbt run` with nothing new.
+- `session`: `--target spark` (dbt-spark `method: session`: Spark in the dbt process, master
+  `--master`, local[2] by default);
+- `cluster`: `--target spark_thrift` against tests/spark/cluster.py's cluster (a standalone
+  master, two workers with one core and 1 GB each, the Thrift server as the driver), started
+  here and stopped at the end; dbt is a client of the server.
+
+Steps: `dbt seed`; `dbt run` of the history (a full build of every file); `dbt run` with nothing
+new; the batch landed, `dbt run` (t_inc); with `--full-refresh`, `dbt run --full-refresh`.
+
+Round trips: the median of `--probes` trivial statements (`select 1`) sent the way each target
+sends them: in a warm local session (`spark.sql(...).collect()`, a separate Python process with
+the session target's settings), and through PyHive as dbt-spark does (`execute(async_=True)`,
+`poll()`, `fetchall()`). The Thrift cost of a run is estimated as (thrift - session) x the
+statements dbt sent in it (counted in its debug log).
 
 Prints the figures and writes them as Markdown (--doc); nothing is asserted.
 """
@@ -21,7 +31,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import datetime as dt
 import json
+import os
+import shutil
 import statistics
 import sys
 import time
@@ -33,12 +46,91 @@ from run import PY, ROOT, START, dbt, invoke, label, link_files, log  # noqa: E4
 
 from pipeline_demo.generate import GeneratorConfig, generate  # noqa: E402
 
+ENGINES = ("session", "cluster")
 JVM_PROBE = (
     "from pyspark.sql import SparkSession\n"
     "s = SparkSession.builder.master('local[1]').config('spark.ui.enabled', 'false').getOrCreate()\n"
     "s.sql('select 1').collect()\n"
     "s.stop()\n"
 )
+# a warm local session: the median seconds of a trivial statement (argv: master, probes)
+SESSION_PROBE = (
+    "import statistics, sys, time\n"
+    "from pyspark.sql import SparkSession\n"
+    "s = (SparkSession.builder.master(sys.argv[1]).config('spark.ui.enabled', 'false')\n"
+    "     .config('spark.sql.shuffle.partitions', '2').getOrCreate())\n"
+    "for _ in range(5): s.sql('select 1').collect()\n"
+    "t = []\n"
+    "for _ in range(int(sys.argv[2])):\n"
+    "    t0 = time.perf_counter(); s.sql('select 1').collect(); t.append(time.perf_counter() - t0)\n"
+    "print(statistics.median(t))\n"
+    "s.stop()\n"
+)
+
+
+def thrift_round_trip(cluster, probes: int) -> tuple[float, float]:
+    """A trivial statement sent as dbt-spark sends it (PyHive: `execute(async_=True)`, `poll()`,
+    `fetchall()`): the median seconds at the client, and the median duration of the same
+    statements' SQL executions inside the driver (its REST API). Their difference is the round
+    trip: the Thrift calls, the session's operation handling, the result's transfer."""
+    from pyhive import hive
+
+    from tests.spark.cluster import HOST, SESSION
+
+    connection = hive.connect(host=HOST, port=cluster.thrift_port, username="rerun_safe", configuration=SESSION)
+    client = []
+    try:
+        for i in range(probes + 5):
+            cursor = connection.cursor()
+            t0 = time.perf_counter()
+            cursor.execute(f"select {i} as rerun_safe_round_trip_probe", async_=True)
+            cursor.poll()
+            cursor.fetchall()
+            if i >= 5:  # the first ones warm the session
+                client.append(time.perf_counter() - t0)
+            cursor.close()
+    finally:
+        connection.close()
+    executions = cluster.driver_api("sql?details=false&offset=0&length=100000")
+    inside = [run["duration"] / 1000 for run in executions
+              if "rerun_safe_round_trip_probe" in str(run.get("description", "")) and run.get("status") == "COMPLETED"]
+    return statistics.median(client), statistics.median(inside[5:] or inside)
+
+
+def statements(log_file: Path) -> tuple[int, float]:
+    """The SQL statements dbt sent in one invocation, and their summed seconds (dbt's debug log)."""
+    count, seconds = 0, 0.0
+    for line in log_file.open() if log_file.exists() else ():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        name = event.get("info", {}).get("name")
+        if name == "SQLQuery":
+            count += 1
+        elif name == "SQLQueryStatus":
+            seconds += float(event["data"].get("elapsed", 0.0))
+    return count, seconds
+
+
+def run_engine(engine: str, env: dict, out: Path, landing: Path, batch: list[Path], full_refresh: bool) -> dict:
+    target = ["--target", "spark" if engine == "session" else "spark_thrift"]
+    vars_ = {"landing_path": str(landing)}
+    tgt, logs = out / engine / "target", out / engine / "logs"
+    steps = [("seed", ["seed"]), ("history", ["run"]), ("nothing_new", ["run"]), ("incremental", ["run"])]
+    if full_refresh:
+        steps.append(("full_refresh", ["run", "--full-refresh"]))
+    runs = {}
+    for name, args in steps:
+        if name == "incremental":
+            link_files(batch, landing)
+        log(f"{engine}: dbt {' '.join(args)} ({name})")
+        result = dbt(ROOT, [*args, *target], env, tgt, logs / name, vars_, f"{engine}_{name}")
+        if result["rc"] != 0:
+            raise SystemExit(f"{engine}: dbt {' '.join(args)} failed (rc {result['rc']}): {result['output']}")
+        result["statements"], result["statement_s"] = statements(logs / name / "dbt.log")
+        runs[name] = result
+    return runs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,10 +138,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--events", type=int, default=1_000_000, help="history size in events")
     p.add_argument("--batch-events", type=int, default=100_000, help="events a day (the batch)")
     p.add_argument("--seed", type=int, default=7)
-    p.add_argument("--master", default="local[2]", help="RERUN_SAFE_SPARK_MASTER")
+    p.add_argument("--master", default="local[2]", help="RERUN_SAFE_SPARK_MASTER of the session")
+    p.add_argument("--engines", default=",".join(ENGINES), help="session, cluster or both (comma-separated)")
+    p.add_argument("--full-refresh", action="store_true", help="also time `dbt run --full-refresh`")
+    p.add_argument("--probes", type=int, default=30, help="trivial statements timed per round-trip probe")
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--doc", type=Path, default=None, help="write the Markdown here")
     a = p.parse_args(argv)
+    engines = [e.strip() for e in a.engines.split(",") if e.strip()]
+    if not engines or any(e not in ENGINES for e in engines):
+        p.error(f"--engines must name session and/or cluster, got {a.engines!r}")
     out = a.out.resolve()
     days = max(2, a.events // a.batch_events)
     cfg = GeneratorConfig(seed=a.seed, start_date=START, days=days + 1, events_per_day=a.batch_events)
@@ -58,65 +156,98 @@ def main(argv: list[str] | None = None) -> int:
         log(f"generating {days + 1} days x {a.batch_events:,} events")
         generate(cfg, deliveries)
         (deliveries / "_config.json").write_text(json.dumps(dataclasses.asdict(cfg), default=str))
-    batch_day = (START + __import__("datetime").timedelta(days=days)).isoformat()
+    batch_day = (START + dt.timedelta(days=days)).isoformat()
     files = sorted(deliveries.glob("*.csv"))
     history = [f for f in files if f.name[:10] < batch_day]
     batch = [f for f in files if f.name[:10] == batch_day]
-    landing = out / "landing"
-    import shutil
 
-    for folder in (landing, out / "spark"):
-        shutil.rmtree(folder, ignore_errors=True)
-    link_files(history, landing)
-    env = dict(__import__("os").environ, RERUN_SAFE_SPARK_DIR=str(out / "spark"),
-               RERUN_SAFE_SPARK_MASTER=a.master, RERUN_SAFE_SPARK_SCHEMA="bench")
-    vars_ = {"landing_path": str(landing)}
-    tgt, logs = out / "target", out / "logs"
-    spark = ["--target", "spark"]
-    runs = {}
-    log("dbt seed")
-    runs["seed"] = dbt(ROOT, ["seed", *spark], env, tgt, logs / "seed", vars_, "seed")
-    log("dbt run: the history")
-    runs["history"] = dbt(ROOT, ["run", *spark], env, tgt, logs / "history", vars_, "history")
-    log("dbt run: nothing new")
-    runs["nothing_new"] = dbt(ROOT, ["run", *spark], env, tgt, logs / "nothing", vars_, "nothing_new")
-    link_files(batch, landing)
-    log("dbt run: the batch (incremental)")
-    runs["incremental"] = dbt(ROOT, ["run", *spark], env, tgt, logs / "inc", vars_, "incremental")
-    log("dbt run --full-refresh")
-    runs["full_refresh"] = dbt(ROOT, ["run", "--full-refresh", *spark], env, tgt, logs / "full", vars_, "full_refresh")
-    jvm = []
-    for i in range(3):
-        probe = invoke([PY, "-c", JVM_PROBE], env, out, out / f"jvm_{i}.out")
-        jvm.append(probe["wall_s"])
+    results: dict[str, dict] = {}
+    probes: dict[str, float] = {}  # a trivial statement's median seconds: session, cluster client, cluster driver
+    started: dict[str, float] = {}
+    for engine in engines:
+        landing = out / engine / "landing"
+        shutil.rmtree(out / engine, ignore_errors=True)
+        link_files(history, landing)
+        env = dict(os.environ, RERUN_SAFE_SPARK_SCHEMA="bench")
+        if engine == "session":
+            env.update(RERUN_SAFE_SPARK_DIR=str(out / engine / "spark"), RERUN_SAFE_SPARK_MASTER=a.master)
+            results[engine] = run_engine(engine, env, out, landing, batch, a.full_refresh)
+            invoke([PY, "-c", SESSION_PROBE, a.master, str(a.probes)], env, out, out / "session_probe.out")
+            probes[engine] = float((out / "session_probe.out").read_text().split()[-1])
+            continue
+        from tests.spark.cluster import Cluster
+
+        cluster = Cluster(out / engine / "cluster")
+        try:
+            cluster.start()
+            started[engine] = cluster.started_seconds
+            env.update(cluster.env("bench"))
+            results[engine] = run_engine(engine, env, out, landing, batch, a.full_refresh)
+            probes["cluster"], probes["cluster_driver"] = thrift_round_trip(cluster, a.probes)
+        finally:
+            cluster.stop()
+    jvm = [invoke([PY, "-c", JVM_PROBE], dict(os.environ), out, out / f"jvm_{i}.out")["wall_s"] for i in range(3)]
+
     figures = {
         "events": a.events, "history_days": days, "batch_events": a.batch_events, "master": a.master,
-        "history_files": len(history), "batch_files": len(batch),
-        **{f"{name}_wall_s": round(r["wall_s"], 1) for name, r in runs.items()},
-        **{f"{name}_model_s": round(r["model_s"], 1) for name, r in runs.items()},
-        "jvm_start_s": round(statistics.median(jvm), 1),
-        "load_average": [round(x, 1) for x in __import__("os").getloadavg()],
+        "history_files": len(history), "batch_files": len(batch), "cluster_started_s": started,
+        "round_trip_s": probes, "jvm_start_s": round(statistics.median(jvm), 1),
+        "runs": {engine: {name: {k: r[k] for k in ("wall_s", "model_s", "statements", "statement_s")}
+                          for name, r in runs.items()} for engine, runs in results.items()},
+        "load_average": [round(x, 1) for x in os.getloadavg()],
     }
     (out / "results.json").write_text(json.dumps(figures, indent=2))
-    lines = [
-        f"Spark local (`{a.master}`), {label(a.events)} events ({days} days x {a.batch_events:,}, seed {a.seed}), "
-        f"batch: one more day ({len(batch)} files). `bench/spark.py`, {time.strftime('%Y-%m-%d')}.",
-        "",
-        "| run | wall s | model s |",
-        "|---|---:|---:|",
-        *[f"| {name} | {r['wall_s']:.1f} | {r['model_s']:.1f} |" for name, r in runs.items()],
-        "",
-        f"JVM start-up (a local session started, one query, stopped; median of 3): {figures['jvm_start_s']} s, "
-        f"that is {100 * figures['jvm_start_s'] / runs['incremental']['wall_s']:.0f} % of the incremental run's wall "
-        f"time and {100 * figures['jvm_start_s'] / runs['nothing_new']['wall_s']:.0f} % of a run with nothing new. "
-        f"Load average at the end: {figures['load_average']}. Peak memory is not reported: the JVM is a "
-        "child process that os.wait4 does not see.",
-    ]
-    text = "\n".join(lines) + "\n"
+    text = markdown(a, figures, days)
     print(text)
     if a.doc:
         a.doc.write_text(text)
     return 0
+
+
+def markdown(a: argparse.Namespace, f: dict, days: int) -> str:
+    runs, engines = f["runs"], list(f["runs"])
+    names = list(next(iter(runs.values())))
+    head = " | ".join(f"{e} wall s | {e} model s | {e} statements" for e in engines)
+    lines = [
+        f"{label(a.events)} events ({days} days x {a.batch_events:,}, seed {a.seed}; {f['history_files']} history files),"
+        f" batch: one more day ({f['batch_files']} files). `bench/spark.py`, {time.strftime('%Y-%m-%d')}; each step a"
+        " `dbt` subprocess, dbt on one thread. Wall time includes dbt's start-up and parse; model time is the sum"
+        " of the models' `execution_time`; statements are the SQL statements dbt sent (its debug log).",
+        "",
+        "- session: `--target spark`, Spark inside the dbt process, master `" + a.master + "`.",
+        "- cluster: `--target spark_thrift`, a standalone master and two workers (one core, 1 GB each), the"
+        " Thrift server as the driver (tests/spark/cluster.py)"
+        + (f", started in {f['cluster_started_s']['cluster']:.1f} s." if "cluster" in f["cluster_started_s"] else "."),
+        "",
+        f"| run | {head} |",
+        "|---|" + "---:|" * (3 * len(engines)),
+    ]
+    for name in names:
+        cells = " | ".join(f"{runs[e][name]['wall_s']:.1f} | {runs[e][name]['model_s']:.1f} | {runs[e][name]['statements']}"
+                           for e in engines)
+        lines.append(f"| {name.replace('_', ' ')} | {cells} |")
+    lines.append("")
+    rt = f["round_trip_s"]
+    if "session" in rt:
+        lines.append(f"- A trivial statement (`select 1`, median of {a.probes}) in the warm session:"
+                     f" {1000 * rt['session']:.1f} ms (pyspark's `spark.sql(...).collect()`, a separate process).")
+    if "cluster" in rt:
+        trip = rt["cluster"] - rt["cluster_driver"]
+        lines.append(f"- The same through the Thrift server, sent as dbt-spark sends it: {1000 * rt['cluster']:.1f} ms at"
+                     f" the client, {1000 * rt['cluster_driver']:.1f} ms of it the SQL execution inside the driver, so"
+                     f" {1000 * trip:.1f} ms of round trip a statement.")
+        for name in ("nothing_new", "incremental"):
+            n, wall = runs["cluster"][name]["statements"], runs["cluster"][name]["wall_s"]
+            lines.append(f"- The Thrift round trips of the {name.replace('_', ' ')} run on the cluster: {n} statements x"
+                         f" {1000 * trip:.1f} ms = {n * trip:.1f} s, {100 * n * trip / wall:.1f} % of its wall time.")
+    if set(engines) == set(ENGINES):
+        for name in ("history", "incremental"):
+            ratio = runs["cluster"][name]["wall_s"] / runs["session"][name]["wall_s"]
+            lines.append(f"- {name.capitalize()} run, cluster / session wall time: {ratio:.2f}.")
+    lines.append(f"- JVM start-up (a local session started, one query, stopped; median of 3): {f['jvm_start_s']} s.")
+    lines.append(f"- Load average at the end: {f['load_average']}. Peak memory is not reported: the JVMs are"
+                 " child processes (the session's) or other processes (the cluster's) that os.wait4 does not see.")
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":
