@@ -251,8 +251,12 @@ def test_repair_of_duplicated_staging_gives_the_clean_build(
         pg.build(vars=day_vars(deliveries, index))
     ledger = pg.table("fct_revenue_ledger")
     corrections = pg.table("int_corrections_recorded")
-    (index_name,) = pg.query("select indexname from pg_indexes where tablename = 'stg_landing__events'"
-                             f" and schemaname = '{pg.schema}'")[0]
+    # the unique index on _row_id (the table has the lookups' indexes too); regclass quotes its name
+    (index_name,) = pg.query("select index_row.indexrelid::regclass::text from pg_index as index_row"
+                             " join pg_class as indexed on indexed.oid = index_row.indrelid"
+                             " join pg_namespace as ns on ns.oid = indexed.relnamespace"
+                             " where index_row.indisunique and indexed.relname = 'stg_landing__events'"
+                             f" and ns.nspname = '{pg.schema}'")[0]
     pg.execute(f"drop index {index_name}")  # a warehouse from before the constraint
     pg.execute("insert into stg_landing__events select * from stg_landing__events"
                " where source_file like '" + deliveries[DAYS // 2][0].name[:10] + "%'")
