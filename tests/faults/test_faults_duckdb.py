@@ -95,6 +95,21 @@ def _header_block_count(path: Path) -> int:
     return max(headers, key=lambda header: header[1])[4]
 
 
+def _write_trimmed(path: Path) -> None:
+    """A whole DuckDB file shorter than its header's block count: 2M rows written, dropped and
+    checkpointed away, so DuckDB cuts the free blocks at the end."""
+    import duckdb
+
+    conn = duckdb.connect(str(path))
+    conn.execute("create table kept as select range as i from range(100000)")
+    conn.execute("checkpoint")
+    conn.execute("create table dropped as select range as i, md5(range::varchar) as s from range(2000000)")
+    conn.execute("checkpoint")
+    conn.execute("drop table dropped")
+    conn.execute("checkpoint")
+    conn.close()
+
+
 def test_a_whole_file_shorter_than_its_header_says_is_not_refused_and_a_cut_one_is(tmp_path: Path) -> None:
     """The false alarm that removed the first size check (a94cca4): DuckDB writes a checkpoint's
     header with the block count, then cuts the free blocks at the end of the file, so a whole file
@@ -105,14 +120,7 @@ def test_a_whole_file_shorter_than_its_header_says_is_not_refused_and_a_cut_one_
     from rerun_safe_duckdb.whole_file import BLOCK_START, WarehouseDamagedError, check_whole
 
     path = tmp_path / "trimmed.duckdb"
-    conn = duckdb.connect(str(path))
-    conn.execute("create table kept as select range as i from range(100000)")
-    conn.execute("checkpoint")
-    conn.execute("create table dropped as select range as i, md5(range::varchar) as s from range(2000000)")
-    conn.execute("checkpoint")
-    conn.execute("drop table dropped")
-    conn.execute("checkpoint")
-    conn.close()
+    _write_trimmed(path)
     size = path.stat().st_size
     assert size < BLOCK_START + _header_block_count(path) * BLOCK, "the file is not shorter than its header: no test"
     compacted = tmp_path / "compacted.duckdb"
@@ -150,14 +158,7 @@ def test_a_file_as_long_as_every_allocated_block_is_accepted_without_listing_seg
     conn.execute("checkpoint")
     conn.close()
     trimmed = tmp_path / "trimmed.duckdb"
-    conn = duckdb.connect(str(trimmed))
-    conn.execute("create table kept as select range as i from range(100000)")
-    conn.execute("checkpoint")
-    conn.execute("create table dropped as select range as i, md5(range::varchar) as s from range(2000000)")
-    conn.execute("checkpoint")
-    conn.execute("drop table dropped")
-    conn.execute("checkpoint")
-    conn.close()
+    _write_trimmed(trimmed)
     listed = []
     real = whole_file.furthest_block
 
