@@ -10,9 +10,11 @@ free and both write themselves; each then reads the holder back, and a run that 
 itself is refused. A run that read itself but lost the rewrite fails at its first model's lease
 guard, writing nothing. And a take that overlaps the other's rewrite can fail on the files that
 rewrite replaced (a parquet file of the lease, the run registry or the run log, or a _temporary
-folder), in on-run-start, before any model. So what it guarantees: of two builds at once, exactly
-one writes models (the other is refused, collides on those files in on-run-start, or is stopped
-by the guard of its first model), and the tables equal a clean build's.
+folder), in on-run-start, before any model; Spark names that failure in more than one way (the
+file error itself, or a stage failure that wraps it), so the test recognises a collision by where
+the build stopped (a query error before any model started), not by its wording. So what it
+guarantees: of two builds at once, exactly one writes models (the other is refused, collides in
+on-run-start, or is stopped by the guard of its first model), and the tables equal a clean build's.
 """
 from __future__ import annotations
 
@@ -34,10 +36,31 @@ GUARDED = "does not hold the warehouse lease"
 # lease's partition, the run registry, the run log) with INSERT OVERWRITE, and parquet tables
 # have no snapshot reads: the later may read a file the other just replaced, or find a table's
 # _temporary folder gone with the other's commit. Then it fails in on-run-start, before any
-# model (the test checks none wrote and no run is left started).
-COLLIDED = re.compile(
-    r"(FAILED_READ_FILE\.FILE_NOT_EXIST|FileNotFoundException)[^\n]*/rerun_safe_(lease|runs|run_log)/"
-)
+# model. Seen worded as FAILED_READ_FILE.FILE_NOT_EXIST or FileNotFoundException on those
+# tables, and as STAGE_MATERIALIZATION_MULTIPLE_FAILURES ("Exception thrown in awaitResult", the
+# cause not shown): so a collision is a query error with no model started, whatever its words.
+QUERY_ERROR = "Error running query"
+MODEL_STARTED = re.compile(r"\d+ of \d+ START sql [a-z_ ]*model ")
+
+
+def outcome(code: int, text: str, results: dict[str, tuple[str, str]]) -> tuple[str, list[str]]:
+    """What one of the two builds did: success, refused (on-run-start saw the other's lease),
+    guarded (its first model's lease guard stopped it), collided (a query error in on-run-start,
+    no model started) or failed <code> (anything else: the test fails)."""
+    wrote = sorted(node for node, (status, _m) in results.items()
+                   if node.startswith("model.") and status == "success")
+    if code == 0:
+        return "success", wrote
+    if wrote:
+        return f"failed {code}", wrote
+    if REFUSED in text:
+        return "refused", wrote
+    if GUARDED in text:
+        return "guarded", wrote
+    started = any(node.startswith("model.") for node in results) or MODEL_STARTED.search(text)
+    if QUERY_ERROR in text and not started:
+        return "collided", wrote
+    return f"failed {code}", wrote
 
 
 def test_two_builds_at_once_through_the_thrift_server(tmp_path: Path, spark_cluster) -> None:
@@ -59,22 +82,8 @@ def test_two_builds_at_once_through_the_thrift_server(tmp_path: Path, spark_clus
         lease = {"rerun_safe_lease_stale_seconds": 1800, "rerun_safe_lock_timeout_seconds": 0}
         children = [DbtChild(spark, tmp_path / f"build{n}", "run", lease) for n in (1, 2)]
         codes = [child.wait(900) for child in children]
-        outcomes = []
-        for child, code in zip(children, codes, strict=True):
-            results = child.results()
-            text = child.tail(20000)
-            wrote = sorted(node for node, (status, _m) in results.items()
-                           if node.startswith("model.") and status == "success")
-            if code == 0:
-                outcomes.append(("success", wrote))
-            elif REFUSED in text and not wrote:
-                outcomes.append(("refused", wrote))
-            elif GUARDED in text and not wrote:
-                outcomes.append(("guarded", wrote))
-            elif COLLIDED.search(text) and not wrote:
-                outcomes.append(("collided", wrote))
-            else:
-                outcomes.append((f"failed {code}", wrote))
+        outcomes = [outcome(code, child.output.read_text(errors="replace"), child.results())
+                    for child, code in zip(children, codes, strict=True)]
         report = "\n".join(f"build {n}: {o[0]}, models written {len(o[1])}\n{c.tail(1500)}"
                            for n, (o, c) in enumerate(zip(outcomes, children, strict=True), 1))
         kinds = sorted(kind for kind, _wrote in outcomes)
@@ -87,3 +96,18 @@ def test_two_builds_at_once_through_the_thrift_server(tmp_path: Path, spark_clus
         print("two builds at once:", ", ".join(kind for kind, _wrote in outcomes), statuses)
     finally:
         spark.close()
+
+
+@pytest.mark.parametrize(("code", "text", "results", "kind"), [
+    (0, "Completed successfully", {"model.rerun_safe.m": ("success", "")}, "success"),
+    (1, "another run (run 2) holds the warehouse ... wrote nothing", {}, "refused"),
+    (1, "Error running query: [STAGE_MATERIALIZATION_MULTIPLE_FAILURES] awaitResult", {}, "collided"),
+    # a query error after a model started is not a collision in on-run-start
+    (1, "1 of 9 START sql incremental model main.stg ... [RUN]\nError running query: boom", {}, "failed 1"),
+    (1, "Error running query: boom", {"model.rerun_safe.m": ("error", "boom")}, "failed 1"),
+    # a build that wrote a model is never the loser, whatever its error says
+    (1, "holds the warehouse", {"model.rerun_safe.m": ("success", "")}, "failed 1"),
+    (2, "Compilation Error in macro", {}, "failed 2"),
+])
+def test_the_outcome_of_one_build_is_read_from_where_it_stopped(code, text, results, kind) -> None:
+    assert outcome(code, text, results)[0] == kind
