@@ -56,6 +56,9 @@ sys.path.insert(0, str(ROOT))
 from harness import diff_tables  # noqa: E402
 from pipeline_demo.generate import GeneratorConfig, generate  # noqa: E402
 
+sys.path.insert(0, str(BENCH))
+from per_row import render_per_row  # noqa: E402
+
 START = dt.date(2026, 11, 1)
 DEFAULT_SIZES = [1_000_000, 10_000_000, 30_000_000]
 LOOKBACK_DAYS = 3
@@ -854,6 +857,8 @@ def render(results: list[dict], rat: list[dict], mach: dict, a: argparse.Namespa
     if log_file.exists():  # hand-written: what each change bought, kept across re-renders
         add(log_file.read_text().rstrip())
         add("")
+    for line in render_per_row(results):
+        add(line)
     add("## Ratios")
     add("")
     add("models = ratio of dbt's own model execution time (run_results.json; for the floor, its time inside DuckDB), "
