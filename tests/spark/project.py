@@ -170,3 +170,7 @@ class SparkPipeline(Pipeline):
     def table(self, name: str, exclude: Sequence[str] = ()) -> list[tuple]:
         columns = [c for c in dict.fromkeys(self.columns(name)) if c not in exclude]
         return sorted(self.query(f"select {', '.join(columns)} from {name}"), key=repr)
+
+
+# What a Spark scenario (tests/spark/scenarios) runs on: the lane's pipeline.
+LanePipeline = ClusterPipeline | SparkPipeline

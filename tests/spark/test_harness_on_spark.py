@@ -15,21 +15,14 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from harness.cli import main
-from harness.diff import Side, diff_sides
 from harness.target import render_user_target
 from pipeline_demo.generate import GeneratorConfig, generate
+from tests.spark.scenarios import diff
 
 REPO = Path(__file__).resolve().parents[2]
-LEFT = [(1, "a", None), (2, "b", "x"), (2, "b", "x"), (3, None, "y"), (4, "d", None), (5, "e", "z")]
-RIGHT = [(1, "a", None), (2, "b", "x"), (3, "y", None), (4, "d", "changed"), (6, "f", "z")]
-COMPARED = ("left_rows", "right_rows", "surplus_left", "surplus_right", "duplicated_groups",
-            "keys_added", "keys_removed", "keys_changed", "duplicate_keys_left", "duplicate_keys_right",
-            "changed_columns")
-
 
 @pytest.fixture(scope="module")
 def store(spark_dir):
@@ -43,44 +36,10 @@ def store(spark_dir):
     assert store.schemas(store.prefix) == []  # every scratch database dropped
 
 
-def _values(rows: list[tuple]) -> str:
-    def literal(value):
-        return "cast(null as string)" if value is None else (str(value) if isinstance(value, int) else f"'{value}'")
-
-    return ", ".join("(" + ", ".join(literal(v) for v in row) + ")" for row in rows)
-
-
-def _summary(result) -> dict:
-    return {name: getattr(result, name) for name in COMPARED}
-
-
 def test_a_diff_on_spark_finds_what_it_finds_on_duckdb(store) -> None:
     place = store.place(Path("."))
     store.create_schema(place)
-    for name, rows in (("l", LEFT), ("r", RIGHT)):
-        store.sql.execute(f"create table {place}.{name} using parquet as "
-                          f"select * from values {_values(rows)} as v(id, x, y)")
-    spark = diff_sides(
-        store.sql, "t", Side(f"{place}.l", store.sql.columns(f"{place}.l")),
-        Side(f"{place}.r", store.sql.columns(f"{place}.r")), key=("id",),
-    )
-    con = duckdb.connect()
-    for name, rows in (("l", LEFT), ("r", RIGHT)):
-        con.execute(f"create table {name} (id integer, x varchar, y varchar)")
-        con.executemany(f"insert into {name} values (?, ?, ?)", rows)
-    local = diff_sides(con, "t", Side("l", (("id", "INTEGER"), ("x", "VARCHAR"), ("y", "VARCHAR"))),
-                       Side("r", (("id", "INTEGER"), ("x", "VARCHAR"), ("y", "VARCHAR"))), key=("id",))
-    assert not spark.identical
-    assert _summary(spark) == _summary(local)
-    # what a correct diff sees here, worked out by hand
-    assert (spark.left_rows, spark.right_rows) == (6, 5)
-    # removed 5 | added 6 | changed: 2 (two copies -> one), 3 (NULL moved), 4 (a value)
-    assert (spark.keys_removed, spark.keys_added, spark.keys_changed) == (1, 1, 3)
-    assert spark.duplicate_keys_left == 1 and spark.duplicated_groups == 1
-    # identical tables are identical (the fingerprint path)
-    same = diff_sides(store.sql, "t", Side(f"{place}.l", store.sql.columns(f"{place}.l")),
-                      Side(f"{place}.l", store.sql.columns(f"{place}.l")), key=("id",))
-    assert same.identical and same.left_rows == 6
+    diff.a_diff_on_spark_finds_what_it_finds_on_duckdb(store.sql, place)
 
 
 def test_a_checkpoint_restores_rows_and_partitions(store) -> None:

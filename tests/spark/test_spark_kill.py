@@ -34,6 +34,7 @@ import pytest
 from pipeline_demo.generate import GeneratorConfig, generate
 from tests.pipeline.project import PROJECT_DIR, Pipeline, deliveries_by_day, engine_state
 from tests.spark.conftest import _missing
+from tests.spark.scenarios.repair import comparable
 
 pytestmark = pytest.mark.spark
 
@@ -132,19 +133,6 @@ class SparkChild:
                                check=False)
         assert child.returncode == 0, child.stdout[-3000:] + child.stderr[-3000:]
         return json.loads(out.read_text())
-
-
-def comparable(state: dict) -> dict:
-    """Rows as JSON gives them (dates and times as text), the ledger as net sums per day: the
-    repair rebuilds staging and its dependants but keeps the ledger, whose postings then record
-    the history (a reversal and a re-posting) instead of a clean build's single entries."""
-    rows = json.loads(json.dumps(state, default=str))
-    net: dict[tuple, int] = {}
-    for _posting_id, _type, _reverses, _event, company, day, currency, amount in rows.pop("ledger"):
-        net[(company, day, currency)] = net.get((company, day, currency), 0) + amount
-    rows["ledger_net"] = sorted([*key, amount] for key, amount in net.items() if amount)
-    rows.pop("runs", None)
-    return rows
 
 
 @pytest.fixture

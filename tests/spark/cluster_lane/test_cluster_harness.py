@@ -21,7 +21,6 @@ import json
 import uuid
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from harness.dbt_invoke import run_dbt
@@ -30,25 +29,9 @@ from harness.project import load_manifest
 from pipeline_demo.generate import GeneratorConfig, generate
 from tests.pipeline.project import PROJECT_DIR
 from tests.spark.project import ClusterPipeline, ThriftSql
+from tests.spark.scenarios import diff
 
 pytestmark = pytest.mark.spark
-
-LEFT = [(1, "a", None), (2, "b", "x"), (2, "b", "x"), (3, None, "y"), (4, "d", None), (5, "e", "z")]
-RIGHT = [(1, "a", None), (2, "b", "x"), (3, "y", None), (4, "d", "changed"), (6, "f", "z")]
-COMPARED = ("left_rows", "right_rows", "surplus_left", "surplus_right", "duplicated_groups",
-            "keys_added", "keys_removed", "keys_changed", "duplicate_keys_left", "duplicate_keys_right",
-            "changed_columns")
-
-
-def _values(rows: list[tuple]) -> str:
-    def literal(value):
-        return "cast(null as string)" if value is None else (str(value) if isinstance(value, int) else f"'{value}'")
-
-    return ", ".join("(" + ", ".join(literal(v) for v in row) + ")" for row in rows)
-
-
-def _summary(result) -> dict:
-    return {name: getattr(result, name) for name in COMPARED}
 
 
 def test_a_diff_on_the_cluster_finds_what_it_finds_on_duckdb(spark_cluster) -> None:
@@ -56,26 +39,7 @@ def test_a_diff_on_the_cluster_finds_what_it_finds_on_duckdb(spark_cluster) -> N
     sql = ThriftSql(spark_cluster.connect())
     try:
         sql.execute(f"create database {place}")
-        for name, rows in (("l", LEFT), ("r", RIGHT)):
-            sql.execute(f"create table {place}.{name} using parquet as select * from values {_values(rows)} as v(id, x, y)")
-        left, right = Side(f"{place}.l", sql.columns(f"{place}.l")), Side(f"{place}.r", sql.columns(f"{place}.r"))
-        assert [name for name, _type in left.columns] == ["id", "x", "y"], left.columns
-        spark = diff_sides(sql, "t", left, right, key=("id",))
-        con = duckdb.connect()
-        for name, rows in (("l", LEFT), ("r", RIGHT)):
-            con.execute(f"create table {name} (id integer, x varchar, y varchar)")
-            con.executemany(f"insert into {name} values (?, ?, ?)", rows)
-        local = diff_sides(con, "t", Side("l", (("id", "INTEGER"), ("x", "VARCHAR"), ("y", "VARCHAR"))),
-                           Side("r", (("id", "INTEGER"), ("x", "VARCHAR"), ("y", "VARCHAR"))), key=("id",))
-        assert not spark.identical
-        assert _summary(spark) == _summary(local)
-        # what a correct diff sees here, worked out by hand
-        assert (spark.left_rows, spark.right_rows) == (6, 5)
-        # removed 5 | added 6 | changed: 2 (two copies -> one), 3 (NULL moved), 4 (a value)
-        assert (spark.keys_removed, spark.keys_added, spark.keys_changed) == (1, 1, 3)
-        assert spark.duplicate_keys_left == 1 and spark.duplicated_groups == 1
-        same = diff_sides(sql, "t", left, left, key=("id",))  # identical tables: the fingerprint path
-        assert same.identical and same.left_rows == 6
+        diff.a_diff_on_spark_finds_what_it_finds_on_duckdb(sql, place)
     finally:
         sql.execute(f"drop database if exists {place} cascade")
         sql.close()
@@ -117,7 +81,7 @@ def test_idempotency_of_the_pipeline_on_the_cluster(tmp_path: Path, spark_cluste
             result = diff_sides(sql, model.name, left, right, key=model.unique_key,
                                 excluded=tuple(model.rerun_safe.volatile_columns) + tuple(stamps))
             if not result.identical:
-                changed[model.name] = _summary(result) | {"schema_changes": result.schema_changes}
+                changed[model.name] = diff.summary(result) | {"schema_changes": result.schema_changes}
         assert not changed, f"a run with nothing new changed tables on the cluster: {changed}"
         sql.execute(f"drop database if exists {before} cascade")
     finally:

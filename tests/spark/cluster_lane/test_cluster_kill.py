@@ -17,7 +17,6 @@ it; both outcomes are checked, and which one happened is printed.
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
@@ -30,6 +29,7 @@ from pipeline_demo.generate import GeneratorConfig, generate
 from tests.pipeline.project import Pipeline, deliveries_by_day, engine_state
 from tests.spark.children import DbtChild
 from tests.spark.project import ClusterPipeline
+from tests.spark.scenarios.repair import comparable
 
 pytestmark = pytest.mark.spark
 
@@ -56,18 +56,6 @@ def killed_at(spark: ClusterPipeline, folder: Path, statement: re.Pattern) -> fl
             os.killpg(child.process.pid, signal.SIGKILL)
         child.wait(60)
     return time.monotonic() - started
-
-
-def comparable(state: dict) -> dict:
-    """Rows as JSON gives them (dates and times as text), the ledger as net sums per day: the
-    repair rebuilds staging and its dependants but keeps the ledger, whose postings then record
-    the history (a reversal and a re-posting) instead of a clean build's single entries."""
-    rows = json.loads(json.dumps(state, default=str))
-    net: dict[tuple, int] = {}
-    for _posting_id, _type, _reverses, _event, company, day, currency, amount in rows.pop("ledger"):
-        net[(company, day, currency)] = net.get((company, day, currency), 0) + amount
-    rows["ledger_net"] = sorted([*key, amount] for key, amount in net.items() if amount)
-    return rows
 
 
 def test_a_build_killed_mid_write_is_repaired(tmp_path: Path, spark_cluster) -> None:
