@@ -50,6 +50,8 @@ trimmed as (
         landed._file_name as source_file,
         landed._record_number + 1 as source_line
     from landed
+    {#- each trimmed value is used many times by typed and validated (Postgres: compute_once) #}
+    {{ rerun_safe.compute_once() }}
 ),
 
 typed as (
@@ -89,6 +91,7 @@ typed as (
         on trimmed._file_id = delivery.file_id
     left join {{ rerun_safe.runs_relation() }} as first_seen_run
         on delivery.first_seen_run_seq = first_seen_run.run_seq
+    {{ rerun_safe.compute_once() }}
 ),
 
 validated as (
@@ -130,6 +133,8 @@ validated as (
     from typed
     left join {{ ref('currencies') }} as currencies
         on typed.currency = currencies.currency
+    {#- invalid_reason is used by seven columns of final #}
+    {{ rerun_safe.compute_once() }}
 ),
 
 not_staged as (

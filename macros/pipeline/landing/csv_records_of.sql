@@ -38,4 +38,7 @@
     {%- if not with_header %}
     where numbered.record_number > 0
     {%- endif %}
+    {#- the fields array is read once per column use (compute_once): without this, each use
+        split the record again #}
+    {{ rerun_safe.compute_once() }}
 {% endmacro %}

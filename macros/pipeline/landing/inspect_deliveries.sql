@@ -96,6 +96,8 @@
         cross join lateral (
             select case when {{ listed }}.kind = 'file' then pg_read_binary_file({{ listed }}.path) end as bytes
         ) as raw
+        {#- the content is used a dozen times below: decoded once (compute_once) #}
+        {{ rerun_safe.compute_once() }}
     ) as judged
     cross join lateral (
         select
@@ -115,20 +117,19 @@
                 where h.name not in ('{{ contract | join("', '") }}')) as unknown_names,
             (select coalesce(string_agg(c.name, ', '), '') from unnest(array['{{ contract | join("', '") }}']) as c (name)
                 where c.name != all(header.fields)) as missing_names,
-            counted.records
+            scanned.records
         from (
-            select array_agg(btrim({{ rerun_safe.csv_field('f.field') }}, ' ' || chr(9)) order by f.position) as fields
-            from (
-                select records.fields from ({{ rerun_safe.postgres__csv_records_of('judged.content', with_header=true) }}) as records
-                where records.record_number = 0
-            ) as first_record
-            cross join lateral unnest(first_record.fields) with ordinality as f (field, position)
-        ) as header
-        cross join (
-            select count(*) as records
+            {#- one split of the file for both: the header's fields (record 0, the only row
+                max() sees) and the count of data records #}
+            select
+                max(records.fields) filter (where records.record_number = 0) as first_fields,
+                count(*) filter (where records.record_number > 0) as records
             from ({{ rerun_safe.postgres__csv_records_of('judged.content', with_header=true) }}) as records
-            where records.record_number > 0
-        ) as counted
+        ) as scanned
+        cross join lateral (
+            select array_agg(btrim({{ rerun_safe.csv_field('f.field') }}, ' ' || chr(9)) order by f.position) as fields
+            from unnest(scanned.first_fields) with ordinality as f (field, position)
+        ) as header
         cross join (
             select case when left(judged.content, 1) = chr(65279) then substr(judged.content, 2) else judged.content end as content
         ) as unmarked
