@@ -31,6 +31,17 @@
     {{- return(header) -}}
 {% endmacro %}
 
+{#- The files grouped by their header text, for the scans that read every file of one header
+    at once (full builds): the groups in the order their header first appears, each group's
+    files in list order. -#}
+{% macro landing_files_by_header(files) %}
+    {%- set headers = [] -%}
+    {%- for f in files if f.header not in headers %}{% do headers.append(f.header) %}{% endfor -%}
+    {%- set groups = [] -%}
+    {%- for header_text in headers %}{% do groups.append(files | selectattr('header', 'equalto', header_text) | list) %}{% endfor -%}
+    {{- return(groups) -}}
+{% endmacro %}
+
 {#- A path for DuckDB's readers, which expand `*`, `?` and `[...]`: each such character is
     wrapped in brackets so it matches only itself. DuckDB's glob cannot match a backslash, but
     reads an existing file by its exact name first: a path with a backslash is passed as is. -#}
@@ -91,10 +102,7 @@
     parallel = false keeps each file in one piece. Measured at 3.7M rows (190 files): 10.1 s
     for staging instead of 17.6 s, identical rows (bench/optimisation_log.md). -#}
 {% macro duckdb__scan_landing_files_at_once(files) %}
-    {%- set headers = [] -%}
-    {%- for f in files if f.header not in headers %}{% do headers.append(f.header) %}{% endfor -%}
-    {%- for header_text in headers %}
-    {%- set group = files | selectattr('header', 'equalto', header_text) | list %}
+    {%- for group in rerun_safe.landing_files_by_header(files) %}
     {%- set header = rerun_safe.delivery_header(group[0]) %}
     select
         {%- for c in rerun_safe.landing_columns() + ['_overflow'] %}
@@ -163,10 +171,7 @@
     whose memory is freed between files: 67 files of the 1M history, 1.4M records, peak 72 MB
     instead of 804 MB (docs/benchmarks-postgres.md). -#}
 {% macro postgres__scan_landing_files_at_once(files) %}
-    {%- set headers = [] -%}
-    {%- for f in files if f.header not in headers %}{% do headers.append(f.header) %}{% endfor -%}
-    {%- for header_text in headers %}
-    {%- set group = files | selectattr('header', 'equalto', header_text) | list %}
+    {%- for group in rerun_safe.landing_files_by_header(files) %}
     {%- set header = rerun_safe.delivery_header(group[0]) %}
     select
         {{ rerun_safe.csv_columns_by_header(header, 'parsed.fields[{}]') }},
