@@ -101,13 +101,14 @@ def invoke(cmd: list[str], env: dict, cwd: Path, out_file: Path) -> dict:
     rss_file = out_file.with_suffix(".rss")
     rss_file.unlink(missing_ok=True)
     load0 = os.getloadavg()[0]
+    started_at = time.time()
     t0 = time.perf_counter()
     with open(out_file, "w") as fh:
         proc = subprocess.run([PY, "-c", _PEAK_RSS, str(rss_file), *cmd], cwd=str(cwd), env=env, stdout=fh,
                               stderr=subprocess.STDOUT)
     wall = time.perf_counter() - t0
     peak_kb = int(rss_file.read_text()) if rss_file.exists() else 0
-    return {"cmd": " ".join(cmd), "rc": proc.returncode, "wall_s": wall,
+    return {"cmd": " ".join(cmd), "rc": proc.returncode, "wall_s": wall, "started_at": started_at,
             "peak_rss_mb": peak_kb / 1024.0, "output": str(out_file),
             "load_before": load0, "load_after": os.getloadavg()[0]}
 
@@ -150,6 +151,39 @@ def statement_breakdown(log_file: Path) -> dict:
             per = out.setdefault(node, {})
             per[kind] = per.get(kind, 0.0) + float(d["data"].get("elapsed", 0.0))
     return out
+
+
+# dbt's JSON log events that split a dbt process's wall time into phases (see wall_phases)
+PHASE_EVENTS = {"MainReportVersion": "first", "ConcurrencyLine": "run_start", "FinishedRunningStats": "run_end",
+                "CommandCompleted": "completed"}
+
+
+def wall_phases(log_file: Path, started_at: float, wall_s: float) -> dict:
+    """A dbt process's wall time in phases, from its JSON log's timestamps and the wall clock:
+    `start` (the processes start and Python imports dbt, up to its first log line), `parse` (flags,
+    project, partial parse and manifest, up to "Concurrency: ..."), `run` (hooks, the adapter's
+    cache, the models: dbt's own elapsed time), `artifacts` (run_results.json, manifest, summary
+    lines), `exit` (after "Command ... succeeded": the adapter's connections closed, for DuckDB the
+    database file's closing checkpoint, and the interpreter's shutdown). Seconds; {} without a log."""
+    seen: dict[str, float] = {}
+    if not log_file.exists():
+        return {}
+    for line in log_file.open():
+        if '"name": "' not in line:
+            continue
+        try:
+            info = json.loads(line)["info"]
+        except (ValueError, KeyError):
+            continue
+        key = PHASE_EVENTS.get(info.get("name", ""))
+        if key and key not in seen:
+            seen[key] = dt.datetime.fromisoformat(info["ts"].replace("Z", "+00:00")).timestamp()
+    if set(seen) != set(PHASE_EVENTS.values()):
+        return {}
+    ended_at = started_at + wall_s
+    return {"start": seen["first"] - started_at, "parse": seen["run_start"] - seen["first"],
+            "run": seen["run_end"] - seen["run_start"], "artifacts": seen["completed"] - seen["run_end"],
+            "exit": ended_at - seen["completed"]}
 
 
 # dbt threads for every dbt invocation of the benchmark (--threads). 1 by default: DuckDB already
@@ -195,7 +229,8 @@ def dbt(project: Path, args: list[str], env: dict, target: Path, logs: Path, var
              # start-up + parse: wall minus dbt's own elapsed run time (models overlap on 2 threads,
              # so wall - sum(models) can be negative)
              overhead_s=(r["wall_s"] - elapsed) if elapsed else r["wall_s"] - sum(models.values()) - tests - hooks,
-             statements=statement_breakdown(logs / "dbt.log"))
+             statements=statement_breakdown(logs / "dbt.log"),
+             phases=wall_phases(logs / "dbt.log", r["started_at"], r["wall_s"]))
     if r["rc"] != 0:
         tail = Path(r["output"]).read_text()[-3000:]
         raise RuntimeError(f"{name} failed (rc {r['rc']}): {' '.join(cmd)}\n{tail}")
@@ -767,6 +802,29 @@ def model_breakdown(results: list[dict], run: str) -> list[str]:
     return rows
 
 
+PHASE_NAMES = (("start", "start: process and Python imports, to dbt's first log line"),
+               ("parse", "parse: project, partial parse, manifest"),
+               ("run", "run: hooks, adapter cache, models (dbt's elapsed)"),
+               ("artifacts", "artifacts: run_results, manifest, summary"),
+               ("exit", "exit: connections closed (DuckDB's closing checkpoint), interpreter shutdown"))
+
+
+def phase_table(results: list[dict], run: str) -> list[str]:
+    """The wall time of `run` at each size in phases (wall_phases), with the models' sum beside the
+    run phase; [] when no size has them (a page rendered from results without the phases)."""
+    sized = [r for r in results if r["runs"].get(run, {}).get("phases")]
+    if not sized:
+        return []
+    rows = [f"The `{run}` run's wall time in phases (seconds; from dbt's JSON log timestamps and the wall clock, "
+            "bench/run.py wall_phases):", "",
+            "| phase | " + " | ".join(r["label"] for r in sized) + " |", "|---|" + "---:|" * len(sized)]
+    for key, title in PHASE_NAMES:
+        rows.append(f"| {title} | " + " | ".join(fmt(r["runs"][run]["phases"][key]) for r in sized) + " |")
+    rows.append("| of the run phase, in models | " + " | ".join(fmt(r["runs"][run]["model_s"]) for r in sized) + " |")
+    rows.append("| **wall** | " + " | ".join(fmt(r["runs"][run]["wall_s"]) for r in sized) + " |")
+    return [*rows, ""]
+
+
 def statement_table(r: dict, run: str) -> list[str]:
     st = r["runs"].get(run, {}).get("statements", {})
     kinds = sorted({k for v in st.values() for k in v})
@@ -942,6 +1000,7 @@ def render(results: list[dict], rat: list[dict], mach: dict, a: argparse.Namespa
     add("")
     L.extend(model_breakdown(results, "incremental"))
     add("")
+    L.extend(phase_table(results, "incremental"))
     add("What the landing door costs: `stg_landing__deliveries` lists the folder, hashes every new or changed "
         "file (MD5 of its bytes: its identity) and checks its encoding, line lengths, quoting and header with an "
         "exact CSV parser; a file whose stat is unchanged reuses its recorded verdict. Header-order reading adds "

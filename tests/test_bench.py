@@ -29,6 +29,9 @@ def test_bench_small_writes_tables_and_ratios(tmp_path: Path) -> None:
     # bench/per_row.py's section, from this run's own figures
     assert "## Per history row: the growth, and what it predicts" in text
     assert re.search(r"^\| our incremental run, model s \| [0-9.-]+ \| [0-9.-]+ \|", text, flags=re.M)
+    # the incremental run's wall time in phases, at both sizes
+    for phase in ("start", "parse", "run", "artifacts", "exit"):
+        assert re.search(rf"^\| {phase}: .*\| [0-9.]+ \| [0-9.]+ \|$", text, flags=re.M), phase
     # step rows are counted in the per-size tables only (the optimisation log above them has tables too)
     per_size = text.split("## Results per size", 1)[1].split("## Where the incremental time goes", 1)[0]
     for step in STEPS:
