@@ -155,6 +155,22 @@ def ratio(num: float, den: float) -> str:
     return f"{num / den:.2f}" if den else "n/a"
 
 
+RUN_HEADING = "## The run"
+
+
+def merge_into_page(page: str, rendered: str) -> str:
+    """`page` (the existing docs page) with its "## The run" section replaced by `rendered`'s, and
+    every other section (the measured analyses kept by hand beside the run) left as it is; the
+    whole of `rendered` when the page has no such section."""
+    head = RUN_HEADING + "\n"
+    if head not in page:
+        return rendered
+    new_section = rendered[rendered.index(head):]
+    start = page.index(head)
+    end = page.find("\n## ", start + len(head))
+    return page[:start] + new_section.rstrip("\n") + "\n" + (page[end:] if end >= 0 else "")
+
+
 def render(results: list[dict], a: argparse.Namespace, pg_version: str, project: dict) -> str:
     base = results[0]
     inc = [r["runs"]["incremental"] for r in results]
@@ -174,6 +190,8 @@ def render(results: list[dict], a: argparse.Namespace, pg_version: str, project:
         "throw-away server: `dbt seed`, `dbt run` (the history), `VACUUM (ANALYZE)`, the batch landed, `dbt run` "
         "(t_inc). R1 = t_inc(size) / t_inc(smallest size); model s = the sum of the models' execution_time, "
         "wall = the dbt process.",
+        "",
+        RUN_HEADING,
         "",
         f"Postgres (`--target postgres`, {pg_version}; a throw-away cluster, fsync off, default memory settings), "
         f"batch: one more day of {a.batch_events:,} events, seed {a.seed}. `bench/postgres.py`, "
@@ -250,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     text = render(results, a, f"PostgreSQL {pg_version}", project)
     print(text)
     if a.doc:
-        a.doc.write_text(text)
+        a.doc.write_text(merge_into_page(a.doc.read_text(), text) if a.doc.exists() else text)
     return 0
 
 

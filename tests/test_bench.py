@@ -93,3 +93,16 @@ def test_drift_smoke_measures_runs_layout_and_memory(tmp_path: Path) -> None:
                           text, flags=re.M)) == 2
     assert re.search(r"^\| 2 days at once \| 1 \| [0-9,]+ \| [0-9,]+ \| [0-9.]+ \|$", text, flags=re.M)
     assert "drift over 3 runs:" in proc.stdout
+
+
+def test_bench_postgres_replaces_only_its_run_section_of_the_page() -> None:
+    """bench/postgres.py rewrites "## The run" of docs/benchmarks-postgres.md and keeps the measured
+    analyses beside it (sections written by hand from earlier runs)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import postgres
+
+    page = "# Benchmarks on Postgres\n\nold intro\n\n## Why\n\nkept\n\n## The run\n\nold table\n\n## Memory\n\nkept too\n"
+    rendered = "# Benchmarks on Postgres\n\nnew intro\n\n## The run\n\nnew table\n"
+    merged = postgres.merge_into_page(page, rendered)
+    assert merged == "# Benchmarks on Postgres\n\nold intro\n\n## Why\n\nkept\n\n## The run\n\nnew table\n\n## Memory\n\nkept too\n"
+    assert postgres.merge_into_page("# a page without the section\n", rendered) == rendered
