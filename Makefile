@@ -11,7 +11,7 @@ LANDING ?= data/landing
 DEMO_WAREHOUSE ?= target/demo/rerun_safe.duckdb
 DEMO_LANDING ?= target/demo/landing
 
-.PHONY: setup setup-spark java spark-cluster spark-cluster-stop pytest-spark-cluster pytest-spark-session bench-spark bench-postgres demo test lint pytest bench bench-quick bench-drift bench-small harness mutate faults clean
+.PHONY: setup setup-spark java spark-cluster spark-cluster-stop pytest-spark-cluster pytest-spark-session bench-spark bench-postgres bench-large demo test lint pytest bench bench-quick bench-drift bench-small harness mutate faults clean
 
 # `pip install -e .` installs the harness (the rerun-safe-harness distribution: harness/ only).
 # This repository's own Python is not part of it: the dbt-duckdb plugin rerun_safe_duckdb
@@ -68,6 +68,13 @@ bench-spark: setup-spark
 # own (tests/postgres/server.py, the PostgreSQL binaries .ci/run installs), a database per size.
 bench-postgres: setup
 	$(BIN)/python bench/postgres.py --out bench/out-postgres --doc docs/benchmarks-postgres.md
+
+# One large history (100M events; SIZE=50M for a smaller one) against the per-row prediction of
+# docs/benchmarks.md (docs/benchmarks-large.md). Refuses, before writing anything, a size whose
+# landing files and warehouse do not fit on the disk.
+SIZE ?= 100M
+bench-large: setup
+	$(BIN)/python bench/large.py --size $(SIZE) --out bench/out-large --doc docs/benchmarks-large.md
 
 demo: setup
 	$(BIN)/python -m pipeline_demo demo --deliveries $(DELIVERIES) --landing $(DEMO_LANDING) --warehouse $(DEMO_WAREHOUSE)
@@ -145,4 +152,4 @@ faults: setup
 	FAULTS_FULL=1 $(BIN)/python -m pytest tests/faults -n 2 --dist loadscope -q -rP --durations=10
 
 clean:
-	rm -rf target data reports logs bench/out bench/out-quick bench/out-drift bench/out-spark bench/out-postgres
+	rm -rf target data reports logs bench/out bench/out-quick bench/out-drift bench/out-spark bench/out-postgres bench/out-large
