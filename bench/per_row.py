@@ -120,8 +120,9 @@ def render_per_row(results: list[dict]) -> list[str]:
            "and the prediction at N is a + b x N (bench/per_row.py, its docstring). "
            "Each step's own slope is shown beside b: a later step steeper than an earlier one means "
            "the growth is faster than linear, and the line then under-predicts large histories. "
-           "These are extrapolations, not measurements: a measured 100M run is what would check the "
-           "first prediction.", "",
+           "These are extrapolations, not measurements: `make bench-large` (bench/large.py) builds one "
+           "larger history and sets its incremental run beside the line of docs/benchmarks.md "
+           "([benchmarks-large.md](benchmarks-large.md)).", "",
            "| measure | a, s | b, s per 1M history events | slope of each step, s per 1M | "
            + " | ".join(f"predicted at {_millions(n / 1e6)}, s" for n in PREDICT) + " |",
            "|---|---:|---:|---|" + "---:|" * len(PREDICT)]

@@ -57,6 +57,7 @@ from harness import diff_tables  # noqa: E402
 from pipeline_demo.generate import GeneratorConfig, generate  # noqa: E402
 
 sys.path.insert(0, str(BENCH))
+from per_row import TITLE as PER_ROW_TITLE  # noqa: E402
 from per_row import render_per_row  # noqa: E402
 
 START = dt.date(2026, 11, 1)
@@ -1066,23 +1067,65 @@ def render(results: list[dict], rat: list[dict], mach: dict, a: argparse.Namespa
     if mach.get("rss_probe") != RSS_PROBE:
         add(f"- {RSS_CAVEAT}")
     add("")
-    drift = ROOT / "docs" / "benchmarks-drift.md"  # written by bench/drift.py (make bench-drift, ~35 min)
-    if drift.exists() and not a.quick and not a.small and len(drift.read_text().strip().split("\n", 1)) == 2:
-        add("## Drift over consecutive daily batches (bench/drift.py, `make bench-drift`)")
-        add("")
+    L.extend(included_pages(ROOT / "docs", full=not a.quick and not a.small))
+    return "\n".join(L)
+
+
+# The sections of the page that other benchmark scripts' pages provide (each when it exists), in
+# this order; `--include-only` rewrites them in an existing page without measuring anything.
+INCLUDED_HEADINGS = ("## Drift over consecutive daily batches", "## R1 on Postgres", "## One large history",
+                     "## Spark: a local session and a cluster")
+
+
+def included_pages(docs: Path, full: bool = True) -> list[str]:
+    """The page's last sections, from the pages of bench/drift.py, bench/postgres.py, bench/large.py
+    and bench/spark.py (each when it exists; none of them is part of make bench); the Spark page
+    only unless `full` (the pages of --quick and --small)."""
+    out: list[str] = []
+    spark = docs / "benchmarks-spark.md"  # written by bench/spark.py --doc (not part of make bench)
+    spark_section = ([f"{INCLUDED_HEADINGS[3]} (bench/spark.py, make bench-spark)", "", spark.read_text().strip(), ""]
+                     if spark.exists() else [])
+    if not full:
+        return spark_section
+    drift = docs / "benchmarks-drift.md"  # written by bench/drift.py (make bench-drift, ~35 min)
+    if drift.exists() and len(drift.read_text().strip().split("\n", 1)) == 2:
         body = drift.read_text().strip().split("\n", 1)[1].strip()  # without its title
         body = body.split("\nPer run (")[0].strip()  # the per-run table stays in benchmarks-drift.md
-        add(body.replace("\n## ", "\n### "))
-        add("")
-        add("Every run's figures: [benchmarks-drift.md](benchmarks-drift.md).")
-        add("")
-    spark = ROOT / "docs" / "benchmarks-spark.md"  # written by bench/spark.py --doc (not part of make bench)
-    if spark.exists():
-        add("## Spark: a local session and a cluster (bench/spark.py, make bench-spark)")
-        add("")
-        add(spark.read_text().strip())
-        add("")
-    return "\n".join(L)
+        out += [f"{INCLUDED_HEADINGS[0]} (bench/drift.py, `make bench-drift`)", "", body.replace("\n## ", "\n### "),
+                "", "Every run's figures: [benchmarks-drift.md](benchmarks-drift.md).", ""]
+    postgres = docs / "benchmarks-postgres.md"  # written by bench/postgres.py (make bench-postgres)
+    r1_lines = re.findall(r"^R1 \(.*$", postgres.read_text(), flags=re.M) if postgres.exists() else []
+    if r1_lines:
+        run = _page_section(postgres.read_text(), "The run")
+        stamp = re.search(r"`bench/postgres.py`, ([0-9-]+), code (\w+)", run)
+        out += [f"{INCLUDED_HEADINGS[1]} (bench/postgres.py, `make bench-postgres`)", "",
+                "The same deliveries and batch on PostgreSQL, each history in a database of its own"
+                + (f" ({stamp[1]}, code {stamp[2]})" if stamp else "") + ":", "", *r1_lines, "",
+                "Its tables, where the time goes and the indexes: [benchmarks-postgres.md](benchmarks-postgres.md).", ""]
+    large = docs / "benchmarks-large.md"  # written by bench/large.py (make bench-large)
+    if large.exists():
+        text = large.read_text()
+        runs = "\n\n".join(_page_section(text, "The runs").strip().split("\n\n")[:2])  # the days line, the steps
+        check = _page_section(text, "Measured against the per-row prediction").strip()
+        disk = [line for line in _page_section(text, "The disk").splitlines() if line.startswith("- ")]
+        out += [f"{INCLUDED_HEADINGS[2]} (bench/large.py, `make bench-large`)", "", runs, "", *disk, "",
+                *(line for line in check.splitlines()), "",
+                "The disk it needs, the build and the run's phases: [benchmarks-large.md](benchmarks-large.md).", ""]
+    return out + spark_section
+
+
+def replace_included(page: str, docs: Path, log_file: Path = BENCH / "optimisation_log.md") -> str:
+    """`page` with the sections other files provide written again: the hand-written log (from its
+    first heading up to the per-row section) and the included pages (from the first of
+    INCLUDED_HEADINGS to the end)."""
+    log_text = log_file.read_text().rstrip() + "\n\n" if log_file.exists() else ""
+    log_head = log_text.split("\n", 1)[0] + "\n"
+    per_row_head = f"## {PER_ROW_TITLE}\n"
+    if log_text and log_head in page and per_row_head in page:
+        page = page[:page.index(log_head)] + log_text + page[page.index(per_row_head):]
+    starts = [m.start() for h in INCLUDED_HEADINGS for m in re.finditer("^" + re.escape(h), page, flags=re.M)]
+    head = page[:min(starts)] if starts else page.rstrip("\n") + "\n\n"
+    return head + "\n".join(included_pages(docs))
 
 
 # The plot's series: (run key, field, legend, colour, line style). One colour per system; solid = wall
@@ -1332,10 +1375,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--render-only", action="store_true",
                    help="do not measure: re-render --doc and the plot from --out/results.json")
     p.add_argument("--keep-deliveries", action="store_true", help="keep generated deliveries for a re-run")
+    p.add_argument("--include-only", action="store_true",
+                   help="do not measure: write the sections of --doc that other files provide (bench/"
+                        "optimisation_log.md; the drift, Postgres, large-history and Spark pages) again from them")
     p.add_argument("--replot-from", type=Path, default=None, metavar="PAGE",
                    help="do not measure: redraw the PNG of a page this script wrote (docs/benchmarks.md) from "
                         "the page's own tables, to --plot (default: next to the page)")
     a = p.parse_args(argv)
+    if a.include_only:
+        doc = Path(a.doc)
+        doc.write_text(replace_included(doc.read_text(), ROOT / "docs"))
+        return 0
     if a.replot_from is not None:
         replot_from_page(a.replot_from, Path(a.plot) if a.plot else a.replot_from.with_suffix(".png"))
         return 0

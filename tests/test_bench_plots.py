@@ -84,3 +84,14 @@ def test_replot_from_on_the_command_line(tmp_path: Path, script: str, page: str)
     assert proc.returncode == 0, proc.stderr
     assert out.read_bytes()[:8] == PNG
     assert "replotted" in proc.stderr
+
+
+def test_the_sections_other_pages_provide_follow_from_those_pages() -> None:
+    """docs/benchmarks.md ends with the drift, Postgres, large-history and Spark sections, each taken
+    from its own page (bench/run.py included_pages): the committed page shows what those pages say."""
+    page = (DOCS / "benchmarks.md").read_text()
+    assert run.replace_included(page, DOCS) == page, "run `bench/run.py --include-only` after a bench page changes"
+    included = "\n".join(run.included_pages(DOCS))
+    for heading in run.INCLUDED_HEADINGS:
+        assert heading in included, heading
+    assert "R1 (10M vs 1M): **" in included  # the Postgres page's ratio line
