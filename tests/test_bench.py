@@ -32,6 +32,8 @@ def test_bench_small_writes_tables_and_ratios(tmp_path: Path) -> None:
     # the incremental run's wall time in phases, at both sizes
     for phase in ("start", "parse", "run", "artifacts", "exit"):
         assert re.search(rf"^\| {phase}: .*\| [0-9.]+ \| [0-9.]+ \|$", text, flags=re.M), phase
+    # and parsed as a scheduled run parses (partially), also after the memory run's other profile at 20k
+    assert "| the whole project parsed again (no partial parse) | no | no |" in text
     # step rows are counted in the per-size tables only (the optimisation log above them has tables too)
     per_size = text.split("## Results per size", 1)[1].split("## Where the incremental time goes", 1)[0]
     for step in STEPS:
