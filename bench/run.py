@@ -831,7 +831,8 @@ def phase_table(results: list[dict], run: str) -> list[str]:
     for key, title in PHASE_NAMES:
         rows.append(f"| {title} | " + " | ".join(fmt(r["runs"][run]["phases"][key]) for r in sized) + " |")
     rows.append("| the whole project parsed again (no partial parse) | " + " | ".join(
-        f"yes: {r['runs'][run]['phases']['full_parse']}" if r["runs"][run]["phases"].get("full_parse") else "no"
+        "-" if "full_parse" not in r["runs"][run]["phases"]  # results from before it was recorded
+        else f"yes: {r['runs'][run]['phases']['full_parse']}" if r["runs"][run]["phases"]["full_parse"] else "no"
         for r in sized) + " |")
     rows.append("| of the run phase, in models | " + " | ".join(fmt(r["runs"][run]["model_s"]) for r in sized) + " |")
     rows.append("| **wall** | " + " | ".join(fmt(r["runs"][run]["wall_s"]) for r in sized) + " |")
@@ -928,7 +929,10 @@ def render(results: list[dict], rat: list[dict], mach: dict, a: argparse.Namespa
     if log_file.exists():  # hand-written: what each change bought, kept across re-renders
         add(log_file.read_text().rstrip())
         add("")
-    for line in render_per_row(results):
+    # the figures as the page's tables show them (two decimals), so the section follows from the page
+    shown = [dict(r, runs={k: {f: round(v, 2) if f in ("wall_s", "model_s", "sql_s") and v is not None else v
+                               for f, v in x.items()} for k, x in r["runs"].items()}) for r in results]
+    for line in render_per_row(shown):
         add(line)
     add("## Ratios")
     add("")
