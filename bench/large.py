@@ -140,12 +140,27 @@ def predictions(reference: Path, events: int) -> list[dict]:
              "predicted": r["a"] + r["b"] * events / 1e6} for r in per_row_cost(results)]
 
 
+def generator_config(a: argparse.Namespace) -> tuple[GeneratorConfig, str]:
+    """The deliveries of this size (the history's days and one batch day) and their key, which the
+    work folder's deliveries/_config.json holds when they were generated before."""
+    days = max(2, a.size // a.batch_events)
+    cfg = GeneratorConfig(seed=a.seed, start_date=START, days=days + 1, events_per_day=a.batch_events)
+    return cfg, json.dumps(dataclasses.asdict(cfg), default=str, sort_keys=True)
+
+
+def reusable_bytes(a: argparse.Namespace, work: Path) -> int:
+    """Bytes of deliveries already generated in `work` for this very configuration (kept and reused)."""
+    marker = work / "deliveries" / "_config.json"
+    if not (marker.exists() and marker.read_text() == generator_config(a)[1]):
+        return 0
+    return sum(f.stat().st_size for f in marker.parent.glob("*.csv"))
+
+
 def measure(a: argparse.Namespace, env: dict, project: Path, work: Path) -> dict:
     epd = a.batch_events
-    days = max(2, a.size // epd)
-    cfg = GeneratorConfig(seed=a.seed, start_date=START, days=days + 1, events_per_day=epd)
+    cfg, cfg_key = generator_config(a)
+    days = cfg.days - 1
     deliveries, marker = work / "deliveries", work / "deliveries" / "_config.json"
-    cfg_key = json.dumps(dataclasses.asdict(cfg), default=str, sort_keys=True)
     res: dict = {"n": a.size, "label": label(a.size), "days": days, "events_per_day": epd, "runs": {}}
     if not (marker.exists() and marker.read_text() == cfg_key):
         shutil.rmtree(work, ignore_errors=True)
@@ -276,8 +291,7 @@ def main(argv: list[str] | None = None) -> int:
         print(a.doc.read_text())
         return 0
     work = a.out / label(a.size)
-    reusable = sum(f.stat().st_size for f in (work / "deliveries").glob("*.csv")) if work.exists() else 0
-    plan = disk_plan(a.size, a.out, reusable)
+    plan = disk_plan(a.size, a.out, reusable_bytes(a, work))
     default_plan = disk_plan(p.get_default("size"), a.out)
     if not plan.fits:
         print(f"bench-large: refused before writing anything: {plan.describe()} on the file system of "
