@@ -119,6 +119,8 @@ def _statement_kind(sql: str) -> str:
     s = " ".join(s.split())
     if "rerun_safe_run_log" in s and s.startswith("insert"):
         return "post-hook: run-log metrics"
+    if s == "checkpoint":
+        return "checkpoint"
     if s.startswith("select case when not ("):
         return "post-hook: balance check"
     if s.startswith(("create temporary table", "create temp table", "create table", "create or replace table")):
@@ -164,8 +166,9 @@ def wall_phases(log_file: Path, started_at: float, wall_s: float) -> dict:
     `start` (the processes start and Python imports dbt, up to its first log line), `parse` (flags,
     project, partial parse and manifest, up to "Concurrency: ..."), `run` (hooks, the adapter's
     cache, the models: dbt's own elapsed time), `artifacts` (run_results.json, manifest, summary
-    lines), `exit` (after "Command ... succeeded": the adapter's connections closed, for DuckDB the
-    database file's closing checkpoint, and the interpreter's shutdown). Seconds; {} without a log."""
+    lines), `exit` (after "Command ... succeeded": the adapter's connections closed (for DuckDB a
+    checkpoint of whatever the run wrote after its on-run-end checkpoint, normally nothing) and the
+    interpreter's shutdown). Seconds; {} without a log."""
     seen: dict[str, float] = {}
     full_parse = None
     if not log_file.exists():
@@ -816,7 +819,7 @@ PHASE_NAMES = (("start", "start: process and Python imports, to dbt's first log 
                ("parse", "parse: project, partial parse, manifest"),
                ("run", "run: hooks, adapter cache, models (dbt's elapsed)"),
                ("artifacts", "artifacts: run_results, manifest, summary"),
-               ("exit", "exit: connections closed (DuckDB's closing checkpoint), interpreter shutdown"))
+               ("exit", "exit: connections closed, interpreter shutdown"))
 
 
 def phase_table(results: list[dict], run: str) -> list[str]:
@@ -835,6 +838,8 @@ def phase_table(results: list[dict], run: str) -> list[str]:
         else f"yes: {r['runs'][run]['phases']['full_parse']}" if r["runs"][run]["phases"]["full_parse"] else "no"
         for r in sized) + " |")
     rows.append("| of the run phase, in models | " + " | ".join(fmt(r["runs"][run]["model_s"]) for r in sized) + " |")
+    rows.append("| of the run phase, DuckDB's checkpoint (the last on-run-end hook) | " + " | ".join(
+        fmt(r["runs"][run].get("statements", {}).get("(run level)", {}).get("checkpoint")) for r in sized) + " |")
     rows.append("| **wall** | " + " | ".join(fmt(r["runs"][run]["wall_s"]) for r in sized) + " |")
     return [*rows, ""]
 
@@ -1034,7 +1039,8 @@ def render(results: list[dict], rat: list[dict], mach: dict, a: argparse.Namespa
     add("")
     add(f"Per statement kind at {big['label']} (seconds, from dbt's JSON debug log; 'build' is the model's "
         "SELECT materialised into a temp table, 'apply' the delete/insert/merge into the target, post-hooks are "
-        "the run-log metrics and balance checks):")
+        "the run-log metrics and balance checks, 'checkpoint' DuckDB's CHECKPOINT of the last on-run-end hook, "
+        "'metadata + other' the rest, COMMITs included):")
     add("")
     L.extend(statement_table(big, "incremental"))
     add("")
