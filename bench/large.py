@@ -12,27 +12,29 @@ dbt(): `dbt seed`, `dbt run` of the history (a full build from an empty warehous
 DuckDB's spill folder polled), land the batch, `dbt run` (t_inc). No floor (it works on a copy of
 the warehouse, as large again), no full refresh, no peer.
 
-Before it writes anything it checks the disk: the landing files and the warehouse, from the
-bytes per event measured in an earlier run (LANDING_BYTES_PER_EVENT, WAREHOUSE_BYTES_PER_EVENT
-below), plus SPILL_SHARE of the warehouse for DuckDB's spill folder during the build, must fit in
-the free space of `--out`'s file system; a size that does not fit is refused with the figures
-(exit status 2), before any file is generated. The run then records the sizes it really used.
+Before it writes anything it checks the disk: the landing files (LANDING_BYTES_PER_EVENT), and the
+largest sum of the warehouse and DuckDB's spill folder during the build (PEAK_BYTES_PER_EVENT),
+both measured in an earlier run, must fit in the free space of `--out`'s file system. A history
+whose one build does not fit is built in steps, as a warehouse grows in use: the first `dbt run`
+builds the first days from empty, each next one lands the next days and runs incrementally
+(`--steps`, by default the fewest up to MAX_STEPS that fit: the last step needs the warehouse as it
+stands, WAREHOUSE_BYTES_PER_EVENT, plus its own build's peak). A size that fits in no number of
+steps is refused with the figures (exit status 2), before any file is generated. The run then
+records the sizes it really used.
 Nothing here asserts a timing.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
 import datetime as dt
+import itertools
 import json
 import os
 import shutil
 import sys
-import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -50,6 +52,7 @@ from run import (
     log,
     machine,
     memory_run,
+    peak_size,
     phase_table,
     query,
     remove,
@@ -63,10 +66,14 @@ from pipeline_demo.generate import GeneratorConfig, generate
 # memory_limit 8GB, docs/benchmarks-large.md): the landing files (history only; 135 B at 50M, 137 at
 # 30M in make bench), and the largest sum of the DuckDB warehouse file and its spill folder seen
 # during the run (polled each second): 49.4 GB at 50M, while the copies model's window sorts
-# spilled 36.6 GB beside the staged rows; the finished warehouse is 18.7 GB.
+# spilled 36.6 GB beside the staged rows; the finished warehouse is 18.6 GB (372 B an event).
 LANDING_BYTES_PER_EVENT = 137
 PEAK_BYTES_PER_EVENT = 988
+WAREHOUSE_BYTES_PER_EVENT = 372
 GB = 1e9
+# A history too large for one build on this disk is built in steps (at most this many): the first
+# a full build of the first days, each next one lands the next days and runs `dbt run` (incremental).
+MAX_STEPS = 10
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,59 +82,55 @@ class DiskPlan:
     landing_bytes: float
     warehouse_bytes: float
     free_bytes: float
+    steps: int = 1
 
     @property
     def needed_bytes(self) -> float:
         return self.landing_bytes + self.warehouse_bytes
 
     @property
-    def fits(self) -> bool:
-        return self.needed_bytes <= self.free_bytes
+    def fits(self) -> bool:  # with a tenth of the free space kept for what the per-event figures miss
+        return self.needed_bytes <= 0.9 * self.free_bytes
 
     def describe(self) -> str:
+        if self.steps == 1:
+            built = f"({PEAK_BYTES_PER_EVENT} B an event)"
+        else:
+            part = f"{self.events / self.steps / 1e6:.3g}M"
+            built = (f"(built in {self.steps} runs of about {part} events: the last run's warehouse before it, "
+                     f"{WAREHOUSE_BYTES_PER_EVENT} B an event, and its own peak, {PEAK_BYTES_PER_EVENT} B an event "
+                     "of its part)")
         return (f"{label(self.events)} events need about {self.needed_bytes / GB:.1f} GB: landing files "
                 f"{self.landing_bytes / GB:.1f} GB ({LANDING_BYTES_PER_EVENT} B an event), the warehouse and "
                 f"DuckDB's spill folder at their largest {self.warehouse_bytes / GB:.1f} GB "
-                f"({PEAK_BYTES_PER_EVENT} B an event); {self.free_bytes / GB:.1f} GB are free")
+                f"{built}; {self.free_bytes / GB:.1f} GB are free")
 
 
-def disk_plan(events: int, out: Path, reusable_bytes: float = 0.0) -> DiskPlan:
-    """What `events` need on `out`'s file system, against its free space (plus `reusable_bytes`:
-    deliveries already generated for this size, which the run keeps)."""
+def disk_plan(events: int, out: Path, reusable_bytes: float = 0.0, steps: int = 0) -> DiskPlan:
+    """What `events` need on `out`'s file system, built in `steps` runs (0: the fewest, up to
+    MAX_STEPS, that fit), against its free space (plus `reusable_bytes`: deliveries already
+    generated for this size, which the run keeps)."""
     probe = out
     while not probe.exists():
         probe = probe.parent
-    return DiskPlan(events=events, landing_bytes=events * LANDING_BYTES_PER_EVENT,
-                    warehouse_bytes=events * PEAK_BYTES_PER_EVENT,
-                    free_bytes=shutil.disk_usage(probe).free + reusable_bytes)
+    free = shutil.disk_usage(probe).free + reusable_bytes
+    plan = None
+    for k in [steps] if steps else range(1, MAX_STEPS + 1):
+        peak = WAREHOUSE_BYTES_PER_EVENT * events * (k - 1) / k + PEAK_BYTES_PER_EVENT * events / k
+        plan = DiskPlan(events=events, landing_bytes=events * LANDING_BYTES_PER_EVENT, warehouse_bytes=peak,
+                        free_bytes=free, steps=k)
+        if plan.fits:
+            break
+    assert plan is not None
+    return plan
 
 
-@contextlib.contextmanager
-def peak_size(paths: Callable[[], list[Path]], into: dict, key: str):
-    """Poll the summed size of `paths()` (files, or folders summed over their files) each second
-    while the block runs; its largest value, in MB, goes to into[key]."""
-    peak, done = [0], threading.Event()
-
-    def size() -> int:
-        total = 0
-        for p in paths():
-            with contextlib.suppress(OSError):  # a spill file removed while listed
-                total += (sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) if p.is_dir()
-                          else p.stat().st_size if p.exists() else 0)
-        return total
-
-    def poll() -> None:
-        while not done.wait(1.0):
-            peak[0] = max(peak[0], size())
-
-    poller = threading.Thread(target=poll, daemon=True)
-    poller.start()
-    try:
-        yield
-    finally:
-        done.set()
-        poller.join()
-        into[key] = max(peak[0], size()) / 1e6
+def step_days(history: list[Path], steps: int) -> list[list[Path]]:
+    """The history's files in `steps` groups of whole consecutive days (a file's day is its name's
+    first 10 characters), as even in days as they divide."""
+    days = sorted({f.name[:10] for f in history})
+    bounds = [days[len(days) * i // steps] for i in range(steps)] + ["9999"]
+    return [[f for f in history if lo <= f.name[:10] < hi] for lo, hi in itertools.pairwise(bounds)]
 
 
 def predictions(reference: Path, events: int) -> list[dict]:
@@ -156,7 +159,7 @@ def reusable_bytes(a: argparse.Namespace, work: Path) -> int:
     return sum(f.stat().st_size for f in marker.parent.glob("*.csv"))
 
 
-def measure(a: argparse.Namespace, env: dict, project: Path, work: Path) -> dict:
+def measure(a: argparse.Namespace, env: dict, project: Path, work: Path, steps: int = 1) -> dict:
     epd = a.batch_events
     cfg, cfg_key = generator_config(a)
     days = cfg.days - 1
@@ -180,29 +183,48 @@ def measure(a: argparse.Namespace, env: dict, project: Path, work: Path) -> dict
     res.update(history_files=len(history), batch_files=len(batch),
                history_mb=sum(f.stat().st_size for f in history) / 1e6,
                batch_mb=sum(f.stat().st_size for f in batch) / 1e6)
-    landing = work / "landing"
-    link_files(history, landing)
+    landing = work / "landing"  # filled step by step below; seed checks the folder exists
+    landing.mkdir(parents=True)
     wh = work / "wh.duckdb"
     ours = dict(env, DBT_DUCKDB_PATH=str(wh))
     vars_ = {"landing_path": str(landing), "rerun_safe_now": BENCH_NOW}
     tgt, logs = work / "target", work / "logs"
-    log(f"{res['label']}: dbt seed, dbt run (history, {len(history)} files)")
+    log(f"{res['label']}: dbt seed, dbt run (history, {len(history)} files, in {steps} run(s))")
     dbt(project, ["seed"], ours, tgt, logs / "seed", vars_, "seed")
     with peak_size(lambda: [wh, Path(f"{wh}.tmp")], res, "warehouse_peak_mb"):
-        _build_and_increment(res, project, ours, vars_, tgt, logs, wh, landing, batch, a.memory_limit)
+        _build_and_increment(res, project, ours, vars_, tgt, logs, wh, landing, step_days(history, steps), batch,
+                             a.memory_limit)
     res["landing_bytes_per_event"] = res["history_mb"] * 1e6 / a.size
     res["warehouse_bytes_per_event"] = res["warehouse_mb"] * 1e6 / a.size
     res["peak_bytes_per_event"] = res["warehouse_peak_mb"] * 1e6 / a.size
     return res
 
 
+RUN_FIGURES = ("wall_s", "model_s", "overhead_s", "peak_rss_mb")
+
+
 def _build_and_increment(res: dict, project: Path, ours: dict, vars_: dict, tgt: Path, logs: Path, wh: Path,
-                         landing: Path, batch: list[Path], memory_limit: str) -> None:
-    build = memory_run(project, "run", ours, memory_limit, tgt, logs, vars_, wh)
-    res["history_build"] = {k: v for k, v in build.items() if k != "run"}
-    if not build["completed"]:
-        raise RuntimeError(f"the history build failed: {build['error']}")
-    res["runs"]["history_build"] = build["run"]
+                         landing: Path, steps: list[list[Path]], batch: list[Path], memory_limit: str) -> None:
+    """The history built in len(steps) runs (the first from empty, each next one incremental on the
+    next days' files), then the batch landed and the incremental run measured."""
+    res["history_steps"] = []
+    for i, files in enumerate(steps, 1):
+        link_files(files, landing)
+        log(f"{res['label']}: history run {i}/{len(steps)}: {len(files)} files, {files[0].name[:10]} to "
+            f"{files[-1].name[:10]}")
+        build = memory_run(project, "run", ours, memory_limit, tgt, logs / f"history_{i}", vars_, wh)
+        if not build["completed"]:
+            raise RuntimeError(f"history run {i}/{len(steps)} failed: {build['error']}")
+        res["history_steps"].append({"first_day": files[0].name[:10], "last_day": files[-1].name[:10],
+                                     "files": len(files), "spill_peak_mb": build["spill_peak_mb"],
+                                     "warehouse_mb": wh.stat().st_size / 1e6,
+                                     **{k: build["run"][k] for k in RUN_FIGURES}})
+    history = res["history_steps"]
+    res["history_build"] = {"limit": memory_limit, "completed": True, "steps": len(steps),
+                            "spill_peak_mb": max(h["spill_peak_mb"] for h in history),
+                            "peak_rss_mb": max(h["peak_rss_mb"] for h in history)}
+    res["runs"]["history_build"] = {k: sum(h[k] for h in history) for k in ("wall_s", "model_s", "overhead_s")}
+    res["runs"]["history_build"]["peak_rss_mb"] = res["history_build"]["peak_rss_mb"]
     res["history_rows"] = query(wh, "select count(*) from main.stg_landing__events")[0][0]
     res["warehouse_after_build_mb"] = wh.stat().st_size / 1e6
     link_files(batch, landing)
@@ -216,6 +238,7 @@ def _build_and_increment(res: dict, project: Path, ours: dict, vars_: dict, tgt:
 def render(res: dict, plan: DiskPlan, default_plan: DiskPlan, preds: list[dict], mach: dict,
            a: argparse.Namespace) -> str:
     inc, hb = res["runs"]["incremental"], res["runs"]["history_build"]
+    steps = res.get("history_steps") or [{}]  # results of one build from before the steps were recorded
     code = mach["code"]
     dirty = f" (uncommitted changes in {', '.join(code['dirty_files'])})" if code.get("dirty_files") else ""
     L = ["# Benchmark: one large history (`make bench-large`)", "",
@@ -226,8 +249,10 @@ def render(res: dict, plan: DiskPlan, default_plan: DiskPlan, preds: list[dict],
          "repetitions; method in the script's docstring.", "",
          "## The disk", "",
          f"- this run: {plan.describe()}.",
-         f"- the default size: {default_plan.describe()}"
-         + ("." if default_plan.fits else ": **it does not fit on this machine**, so this run is smaller."),
+         f"- the default size in one build from empty: {default_plan.describe()}"
+         + ("." if default_plan.fits else ": **it does not fit on this machine**"
+            + (f", so this run builds its history in {plan.steps} runs." if plan.steps > 1
+               else ", so this run is smaller.")),
          f"- measured here: landing files {res['landing_bytes_per_event']:.0f} B per history event; the warehouse "
          f"and its spill folder at their largest {res['peak_bytes_per_event']:.0f} B per history event "
          f"({res['warehouse_peak_mb'] / 1e3:.1f} GB; the warehouse file {res['warehouse_after_build_mb'] / 1e3:.1f} GB "
@@ -239,8 +264,15 @@ def render(res: dict, plan: DiskPlan, default_plan: DiskPlan, preds: list[dict],
          f"{res['batch_rows']:,} rows, {res['batch_mb']:.1f} MB."
          + (f" Generation took {res['generate_s']:.0f} s." if res.get("generate_s") else ""), "",
          "| step | command | wall s | model s | dbt overhead s | peak RSS MB |", "|---|---|---:|---:|---:|---:|",
-         f"| history_build | dbt run (history, memory_limit {a.memory_limit}) | {fmt(hb['wall_s'])} | "
+         f"| history_build | dbt run (history, memory_limit {a.memory_limit}"
+         + (f"; {len(steps)} runs, their sums" if len(steps) > 1 else "") + f") | {fmt(hb['wall_s'])} | "
          f"{fmt(hb['model_s'])} | {fmt(hb['overhead_s'])} | {fmt(hb['peak_rss_mb'], 0)} |",
+         *([f"| history run {i}/{len(steps)} | dbt run ({'from empty' if i == 1 else 'incremental'}, "
+            f"{h['first_day']} to {h['last_day']}, {h['files']:,} files; "
+            f"spill at most {h['spill_peak_mb'] / 1e3:.1f} GB, "
+            f"warehouse then {h['warehouse_mb'] / 1e3:.1f} GB) | {fmt(h['wall_s'])} | {fmt(h['model_s'])} | "
+            f"{fmt(h['overhead_s'])} | {fmt(h['peak_rss_mb'], 0)} |" for i, h in enumerate(steps, 1)]
+           if len(steps) > 1 else []),
          f"| incremental | dbt run (incremental, +1 batch) | {fmt(inc['wall_s'])} | {fmt(inc['model_s'])} | "
          f"{fmt(inc['overhead_s'])} | {fmt(inc['peak_rss_mb'], 0)} |", "",
          "Incremental run, per model (s): " + ", ".join(
@@ -276,23 +308,29 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--doc", type=Path, default=ROOT / "docs" / "benchmarks-large.md", help="Markdown report")
     p.add_argument("--reference", type=Path, default=ROOT / "docs" / "benchmarks.md",
                    help="the page whose per-row line is checked (default docs/benchmarks.md)")
+    p.add_argument("--steps", type=int, default=0,
+                   help=f"build the history in this many dbt runs (default 0: the fewest, up to {MAX_STEPS}, whose "
+                        "disk peak fits; 1: one build from empty)")
     p.add_argument("--keep", action="store_true", help="keep the warehouse and the deliveries")
     p.add_argument("--render-only", action="store_true",
                    help="measure nothing: write --doc again from --out/results.json (the disk lines with this "
                         "script's current bytes per event)")
     a = p.parse_args(argv)
+    if not 0 <= a.steps <= MAX_STEPS:
+        p.error(f"--steps must be 0 (the fewest that fit) to {MAX_STEPS}; got {a.steps}")
     a.out = a.out.resolve()
     if a.render_only:
         saved = json.loads((a.out / "results.json").read_text())
         res, a.size = saved["result"], saved["result"]["n"]
-        plan = dataclasses.replace(disk_plan(a.size, a.out), free_bytes=saved["disk"]["free_bytes"])
+        plan = dataclasses.replace(disk_plan(a.size, a.out, steps=saved["disk"].get("steps", 1)),
+                                   free_bytes=saved["disk"]["free_bytes"])
         default_plan = dataclasses.replace(disk_plan(p.get_default("size"), a.out), free_bytes=plan.free_bytes)
         a.doc.write_text(render(res, plan, default_plan, saved["predictions"], saved["machine"], a))
         print(a.doc.read_text())
         return 0
     work = a.out / label(a.size)
-    plan = disk_plan(a.size, a.out, reusable_bytes(a, work))
-    default_plan = disk_plan(p.get_default("size"), a.out)
+    plan = disk_plan(a.size, a.out, reusable_bytes(a, work), a.steps)
+    default_plan = disk_plan(p.get_default("size"), a.out, steps=1)
     if not plan.fits:
         print(f"bench-large: refused before writing anything: {plan.describe()} on the file system of "
               f"{a.out}. Free space there, or pass a smaller --size (make bench-large SIZE=50M).", file=sys.stderr)
@@ -305,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
     mach["code"] = snapshot_project(a.out / "project")
     t0 = time.perf_counter()
     try:
-        res = measure(a, env, Path(mach["code"]["path"]), work)
+        res = measure(a, env, Path(mach["code"]["path"]), work, plan.steps)
     finally:
         if not a.keep:
             for f in work.glob("*.duckdb*"):

@@ -43,7 +43,9 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -526,39 +528,50 @@ def cleanup(res: dict, work: Path, a: argparse.Namespace, env: dict, project: Pa
     return res
 
 
-def memory_run(project: Path, cmd: str, env: dict, limit: str, tgt: Path, logs: Path, vars_: dict,
-               wh: Path) -> dict:
-    """The history build at DuckDB memory_limit `limit`: completed or not, peak RSS, and the peak size
-    of DuckDB's spill folder (`<warehouse>.tmp`, polled every half second)."""
-    import threading
+@contextlib.contextmanager
+def peak_size(paths: Callable[[], list[Path]], into: dict, key: str, every_s: float = 1.0):
+    """Poll the summed size of `paths()` (files, or folders summed over their files) every `every_s`
+    seconds while the block runs; its largest value, in MB, goes to into[key]."""
+    peak, done = [0], threading.Event()
 
-    log(f"memory run: dbt {cmd} at memory_limit {limit}")
-    spill = Path(f"{wh}.tmp")
-    peak = [0]
-    done = threading.Event()
+    def size() -> int:
+        total = 0
+        for p in paths():
+            with contextlib.suppress(OSError):  # a spill file removed while listed
+                total += (sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) if p.is_dir()
+                          else p.stat().st_size if p.exists() else 0)
+        return total
 
     def poll() -> None:
-        while not done.wait(0.5):
-            try:
-                size = sum(f.stat().st_size for f in spill.rglob("*") if f.is_file()) if spill.exists() else 0
-            except OSError:  # a spill file removed while listed
-                continue
-            peak[0] = max(peak[0], size)
+        while not done.wait(every_s):
+            peak[0] = max(peak[0], size())
 
     poller = threading.Thread(target=poll, daemon=True)
     poller.start()
     try:
-        r = dbt(project, [cmd], dict(env, DBT_DUCKDB_MEMORY_LIMIT=limit), tgt, logs / "memory_run", vars_,
-                "memory_run")
-    except RuntimeError as e:
-        lines = [ln for ln in str(e).splitlines() if ln.strip()]
-        cause = next((ln for ln in lines if "Error" in ln and "Done." not in ln), lines[-1] if lines else "")
-        return {"limit": limit, "completed": False, "error": cause.strip()[:300], "spill_peak_mb": peak[0] / 1e6}
+        yield
     finally:
         done.set()
         poller.join()
+        into[key] = max(peak[0], size()) / 1e6
+
+
+def memory_run(project: Path, cmd: str, env: dict, limit: str, tgt: Path, logs: Path, vars_: dict,
+               wh: Path) -> dict:
+    """The history build at DuckDB memory_limit `limit`: completed or not, peak RSS, and the peak size
+    of DuckDB's spill folder (`<warehouse>.tmp`, polled every half second)."""
+    log(f"memory run: dbt {cmd} at memory_limit {limit}")
+    spill: dict = {}
+    try:
+        with peak_size(lambda: [Path(f"{wh}.tmp")], spill, "mb", every_s=0.5):
+            r = dbt(project, [cmd], dict(env, DBT_DUCKDB_MEMORY_LIMIT=limit), tgt, logs / "memory_run", vars_,
+                    "memory_run")
+    except RuntimeError as e:
+        lines = [ln for ln in str(e).splitlines() if ln.strip()]
+        cause = next((ln for ln in lines if "Error" in ln and "Done." not in ln), lines[-1] if lines else "")
+        return {"limit": limit, "completed": False, "error": cause.strip()[:300], "spill_peak_mb": spill["mb"]}
     return {"limit": limit, "completed": True, "peak_rss_mb": r["peak_rss_mb"], "wall_s": r["wall_s"],
-            "model_s": r["model_s"], "spill_peak_mb": peak[0] / 1e6, "run": r}
+            "model_s": r["model_s"], "spill_peak_mb": spill["mb"], "run": r}
 
 
 # Our daily revenue (a) against the peer's (b), one row per (company, day, currency) of either: its day d,
