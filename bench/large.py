@@ -219,6 +219,10 @@ def _build_and_increment(res: dict, project: Path, ours: dict, vars_: dict, tgt:
                                      "files": len(files), "spill_peak_mb": build["spill_peak_mb"],
                                      "warehouse_mb": wh.stat().st_size / 1e6,
                                      **{k: build["run"][k] for k in RUN_FIGURES}})
+        step = res["history_steps"][-1]
+        log(f"{res['label']}: history run {i}/{len(steps)} took {step['wall_s']:.0f} s wall "
+            f"({step['model_s']:.0f} model-s), spill at most {step['spill_peak_mb'] / 1e3:.1f} GB, "
+            f"warehouse {step['warehouse_mb'] / 1e3:.1f} GB")
     history = res["history_steps"]
     res["history_build"] = {"limit": memory_limit, "completed": True, "steps": len(steps),
                             "spill_peak_mb": max(h["spill_peak_mb"] for h in history),
