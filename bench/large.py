@@ -218,20 +218,18 @@ def _build_and_increment(res: dict, project: Path, ours: dict, vars_: dict, tgt:
         build = memory_run(project, "run", ours, memory_limit, tgt, logs / f"history_{i}", vars_, wh)
         if not build["completed"]:
             raise RuntimeError(f"history run {i}/{len(steps)} failed: {build['error']}")
-        res["history_steps"].append({"first_day": files[0].name[:10], "last_day": files[-1].name[:10],
-                                     "files": len(files), "spill_peak_mb": build["spill_peak_mb"],
-                                     "warehouse_mb": wh.stat().st_size / 1e6,
-                                     **{k: build["run"][k] for k in RUN_FIGURES}})
-        step = res["history_steps"][-1]
+        step = {"first_day": files[0].name[:10], "last_day": files[-1].name[:10], "files": len(files),
+                "spill_peak_mb": build["spill_peak_mb"], "warehouse_mb": wh.stat().st_size / 1e6,
+                **{k: build["run"][k] for k in RUN_FIGURES}}
+        res["history_steps"].append(step)
         log(f"{res['label']}: history run {i}/{len(steps)} took {step['wall_s']:.0f} s wall "
             f"({step['model_s']:.0f} model-s), spill at most {step['spill_peak_mb'] / 1e3:.1f} GB, "
             f"warehouse {step['warehouse_mb'] / 1e3:.1f} GB")
     history = res["history_steps"]
     res["history_build"] = {"limit": memory_limit, "completed": True, "steps": len(steps),
-                            "spill_peak_mb": max(h["spill_peak_mb"] for h in history),
-                            "peak_rss_mb": max(h["peak_rss_mb"] for h in history)}
-    res["runs"]["history_build"] = {k: sum(h[k] for h in history) for k in ("wall_s", "model_s", "overhead_s")}
-    res["runs"]["history_build"]["peak_rss_mb"] = res["history_build"]["peak_rss_mb"]
+                            "spill_peak_mb": max(h["spill_peak_mb"] for h in history)}
+    res["runs"]["history_build"] = {k: sum(h[k] for h in history) if k != "peak_rss_mb" else max(h[k] for h in history)
+                                    for k in RUN_FIGURES}
     res["history_rows"] = query(wh, "select count(*) from main.stg_landing__events")[0][0]
     res["warehouse_after_build_mb"] = wh.stat().st_size / 1e6
     link_files(batch, landing)
