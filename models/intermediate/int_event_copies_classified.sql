@@ -11,8 +11,11 @@
     found by a probe of the key column alone (narrow_probe_filter), the other columns are read for
     the matches only. replace_keys then swaps all copies of the touched events at once, its
     delete limited to the days of the new copies (the table is written in revenue_date
-    order). A row keeps its
-    _changed_run_seq when its content did not change, so a replay changes nothing;
+    order). A row keeps its _changed_run_seq when its content did not change, so a replay
+    changes nothing: the old copy's _content_hash and _changed_run_seq ride through the fold
+    as previous_* columns (a copy has at most one old copy), so old_copies is read once and
+    never joined back. That join, sorted with the copies, did not spill: a large batch (a
+    backfill of as many events as the history) ran out of memory (docs/benchmarks.md).
     _written_run_seq marks every row written, so downstream models find all copies of the
     changed events without a key probe. -#}
 {{
@@ -64,22 +67,16 @@ corrections as {{ rerun_safe.inline_cte() }} (
     select * from {{ ref('int_corrections_recorded') }}
 ),
 
+{% if incremental %}
 old_copies as (
-    {%- if incremental %}
     {%- set of_touched_events %}
         known.event_key in ({{ rerun_safe.touched_event_keys_sql() }})
     {%- endset %}
     select known.*
     from {{ this }} as known
     where {{ rerun_safe.narrow_probe_filter(this, 'known', of_touched_events) }}
-    {%- else %}
-    select
-        cast(null as {{ rerun_safe.text_type() }}) as copy_id,
-        cast(null as {{ rerun_safe.text_type() }}) as _content_hash,
-        cast(null as bigint) as _changed_run_seq
-    where false
-    {%- endif %}
 ),
+{% endif %}
 
 {# One line per landed row, or per old copy standing for its rows: the unit copies fold. #}
 rows_in_scope as (
@@ -93,7 +90,9 @@ rows_in_scope as (
         {%- endfor %}
         1 as row_count,
         staged._loaded_run_seq as first_seen_run_seq,
-        staged.ingested_at as last_ingested_at
+        staged.ingested_at as last_ingested_at,
+        cast(null as {{ rerun_safe.text_type() }}) as previous_content_hash,
+        cast(null as bigint) as previous_changed_run_seq
     from staged
     {%- if incremental %}
     where staged._loaded_run_seq > {{ rerun_safe.last_committed_seq() }}
@@ -104,7 +103,9 @@ rows_in_scope as (
         {%- endfor %}
         old_copies.row_count,
         old_copies.first_seen_run_seq,
-        old_copies.last_ingested_at
+        old_copies.last_ingested_at,
+        old_copies._content_hash as previous_content_hash,
+        old_copies._changed_run_seq as previous_changed_run_seq
     from old_copies
     {%- endif %}
 ),
@@ -116,7 +117,9 @@ rows_counted as (
         {%- endfor %}
         cast(sum(rows_in_scope.row_count) over copy_rows as bigint) as row_count,
         min(rows_in_scope.first_seen_run_seq) over copy_rows as first_seen_run_seq,
-        max(rows_in_scope.last_ingested_at) over copy_rows as last_ingested_at
+        max(rows_in_scope.last_ingested_at) over copy_rows as last_ingested_at,
+        max(rows_in_scope.previous_content_hash) over copy_rows as previous_content_hash,
+        max(rows_in_scope.previous_changed_run_seq) over copy_rows as previous_changed_run_seq
     from rows_in_scope
     window copy_rows as (partition by rows_in_scope.event_id, rows_in_scope.version, rows_in_scope.payload_hash)
 ),
@@ -229,7 +232,9 @@ classified as (
         version_ranks.source_file,
         version_ranks.source_line,
         version_ranks.first_seen_run_seq,
-        version_ranks.last_ingested_at
+        version_ranks.last_ingested_at,
+        version_ranks.previous_content_hash,
+        version_ranks.previous_changed_run_seq
     from version_ranks
 ),
 
@@ -244,15 +249,22 @@ hashed as (
 ),
 
 final as (
+    {%- set classified_columns = [
+        'copy_id', 'event_id', 'event_key', 'version', 'payload_hash', 'event_type', 'company_id', 'order_id',
+        'order_item_id', 'item_key', 'amount_cents', 'currency', 'event_time', 'ingested_at', 'revenue_date',
+        'signed_amount_cents', 'lateness_seconds', 'is_late', 'is_applicable', 'applied_by_correction_id',
+        'copy_status', 'row_count', 'source_file', 'source_line', 'first_seen_run_seq', 'last_ingested_at',
+    ] %}
     select
-        hashed.*,
+        {%- for column in classified_columns %}
+        hashed.{{ column }},
+        {%- endfor %}
+        hashed._content_hash,
         case
-            when previous._content_hash = hashed._content_hash then previous._changed_run_seq
+            when hashed.previous_content_hash = hashed._content_hash then hashed.previous_changed_run_seq
             else {{ rerun_safe.current_run_seq() }}
         end as _changed_run_seq
     from hashed
-    left join old_copies as previous
-        on hashed.copy_id = previous.copy_id
 )
 
 select
