@@ -20,10 +20,9 @@ builds the first days from empty, each next one lands the next days and runs inc
 (`--steps`, by default the fewest up to MAX_STEPS that fit: the last step needs the warehouse as it
 stands, WAREHOUSE_BYTES_PER_EVENT, plus its own build's peak). A size that fits in no number of
 steps is refused with the figures (exit status 2), before any file is generated. The run then
-records the sizes it really used. The disk decides the steps, not memory: at 100M in 4 steps the
-second one (25M events, incremental) ran out of memory in int_event_copies_classified at
-memory_limit 8GB (docs/benchmarks.md, "Measured changes"), while 2.5M-event steps completed at 10M;
-pass a larger --steps.
+records the sizes it really used. The disk decides the steps, not memory: at 100M, 5 steps of 20M
+events each complete at memory_limit 8GB (spill at most 12.1 GB), each incremental step folding as
+many events as a fifth of the history (docs/benchmarks-large.md).
 Nothing here asserts a timing.
 """
 
