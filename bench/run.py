@@ -462,7 +462,7 @@ def bench_size(n: int, a: argparse.Namespace, env: dict, project: Path) -> dict:
             raise RuntimeError("floor failed:\n" + Path(fl["output"]).read_text()[-3000:])
         fl.update(json.loads(Path(fl["output"]).read_text().strip().splitlines()[-1]))
         tries["floor"].append(fl)
-    if pre_db.exists():
+    if a.repeats > 1:
         remove(pre_db)
     runs["incremental"] = min(tries["incremental"], key=lambda x: x["model_s"])
     runs["floor"] = min(tries["floor"], key=lambda x: x["sql_s"])
@@ -801,12 +801,16 @@ def load(x: dict) -> str:
     return f"{x['load_before']:.1f} / {x['load_after']:.1f}" if "load_before" in x else "-"
 
 
+def repeats_of(r: dict) -> int:
+    """How many times a size's incremental run (and floor) ran; 0 in results older than --repeats."""
+    return len(r.get("repeats", {}).get("incremental", []))
+
+
 def size_table(r: dict) -> list[str]:
     rows = ["| step | command | wall s | model s | tests s | dbt overhead s | peak RSS MB | load avg before/after |",
             "|---|---|---:|---:|---:|---:|---:|---:|"]
     mem = f", memory_limit {r['memory_run']['limit']}" if r.get("memory_run", {}).get("completed") else ""
-    k = len(r.get("repeats", {}).get("incremental", []))
-    best = f", the fastest of {k}" if k > 1 else ""
+    best = f", the fastest of {repeats_of(r)}" if repeats_of(r) > 1 else ""
     names = [("history_build", f"dbt {r.get('history_cmd', 'build')} (history{mem})"),
              ("incremental", f"dbt run (incremental, +1 batch{best})"),
              ("full_refresh", "dbt run --full-refresh"), ("floor", f"floor: bench/floor.sql (DuckDB{best})"),
@@ -928,7 +932,7 @@ def render(results: list[dict], rat: list[dict], mach: dict, a: argparse.Namespa
         "empty warehouse, more work than `--full-refresh` (it also inspects every file and posts the whole "
         "ledger, which a full refresh keeps: `full_refresh=false`). t_inc and t_full both exclude data tests, "
         "so they compare like with like; the history build's test time is shown apart.")
-    repeats = max((len(r.get("repeats", {}).get("incremental", [])) for r in results), default=1)
+    repeats = max(map(repeats_of, results), default=1)
     if repeats > 1:
         add(f"- The incremental run and the floor run {repeats} times at every size (`--repeats`), alternately "
             "(ours, the floor, ours, the floor), each repeat on fresh copies of the warehouse as the history build "
@@ -1017,7 +1021,7 @@ def render(results: list[dict], rat: list[dict], mach: dict, a: argparse.Namespa
                 add(f"- {title}: " + ", ".join(
                     f"{t} {'**equal**' if d['equal'] else '**NOT equal** (' + str(d['only_a']) + ' / ' + str(d['only_b']) + ' rows differ)'}"
                     for t, d in r[key].items()))
-        if len(r.get("repeats", {}).get("incremental", [])) > 1:
+        if repeats_of(r) > 1:
             add("- every repeat, alternately, each on a fresh copy of the history warehouse (model s or the "
                 "floor's time inside DuckDB / wall s): " + "; ".join(
                     f"{title} " + ", ".join(f"{fmt(x['inside_s'])} / {fmt(x['wall_s'])}" for x in r["repeats"][key])
@@ -1454,6 +1458,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="do not measure: redraw the PNG of a page this script wrote (docs/benchmarks.md) from "
                         "the page's own tables, to --plot (default: next to the page)")
     a = p.parse_args(argv)
+    if a.repeats < 1:
+        p.error(f"--repeats must be 1 or more (each size needs one incremental run and one floor); got {a.repeats}")
     if a.include_only:
         doc = Path(a.doc)
         doc.write_text(replace_included(doc.read_text(), ROOT / "docs"))

@@ -15,6 +15,14 @@ RATIO_IDS = ("R1", "R2", "R3a", "R4", "R5", "RF")
 STEPS = ("history_build", "incremental", "floor")  # at both sizes
 
 
+def test_repeats_below_one_are_refused_before_any_write(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "run.py"), "--small", "--repeats", "0",
+                           "--out", str(tmp_path / "out"), "--doc", str(tmp_path / "b.md")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "--repeats must be 1 or more" in proc.stderr, proc.stderr
+    assert not (tmp_path / "out").exists() and not (tmp_path / "b.md").exists()
+
+
 def test_bench_small_writes_tables_and_ratios(tmp_path: Path) -> None:
     doc = tmp_path / "b.md"
     proc = subprocess.run(
