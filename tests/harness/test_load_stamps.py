@@ -178,3 +178,32 @@ def test_every_split_that_reorders_the_deliveries_is_restamped() -> None:
         order = [b.key for b in split]
         reordered = len(order) == len(keys) and order != keys
         assert (name in REORDERED) == reordered, name
+
+
+def test_parquet_deliveries_in_batch_folders_are_restamped_with_their_types(tmp_path: Path) -> None:
+    """Hive-style Parquet deliveries (`events/batch=001/part-0.parquet`): `batch` is no column of
+    theirs (so no load stamp), a stamp keeps its type, and a value or column name holding a quote
+    is data in the rewrite's SQL."""
+    import duckdb
+
+    from harness.split import split_sources
+
+    source = tmp_path / "events.parquet"
+    con = duckdb.connect()
+    con.execute(
+        "copy (select i as id, timestamp '2026-11-01' + to_days(i) as _loaded_at, "
+        "'it''s ' || i as \"we\"\"ird\" from range(3) as r(i)) "
+        f"to '{source}' (format parquet)"
+    )
+    root = split_sources(PROJECTS / "jaffle_sources", [str(source)], ["_loaded_at"], 3, tmp_path / "deliveries")
+    natural = discover_batches(root)
+    assert stamps.detect(natural) == ("_loaded_at", "id", 'we"ird')
+    values = stamps.batch_stamps(natural, ["_loaded_at", 'we"ird'])
+    assert values[0] == {"_loaded_at": "2026-11-01 00:00:00", 'we"ird': "it's 0"}
+    reverse = stamps.restamp(list(reversed(natural)), values, root, tmp_path / "restamped")
+    first = reverse[0].files[0]
+    read = f"read_parquet('{first}', hive_partitioning = false)"
+    assert con.execute(f"select * from {read}").fetchall() == [(2, __import__("datetime").datetime(2026, 11, 1), "it's 0")]
+    assert con.execute(f"select column_type from (describe select * from {read})").fetchall() == [
+        ("BIGINT",), ("TIMESTAMP",), ("VARCHAR",)
+    ]
