@@ -115,6 +115,9 @@ def test_no_link_is_read_or_written_through(tmp_path: Path) -> None:
     project = _project(tmp_path, {})
     (project / "seeds" / "linked.csv").symlink_to(real)
     assert "is a symbolic link, not read" in _refused(project, ["linked"], ["at"], 2, tmp_path / "out")
+    _csv(tmp_path / "outside" / "behind.csv")
+    (project / "seeds" / "sub").symlink_to(tmp_path / "outside", target_is_directory=True)
+    assert "no seed of that name" in _refused(project, ["behind"], ["at"], 2, tmp_path / "out")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (tmp_path / "out_link").symlink_to(elsewhere, target_is_directory=True)
