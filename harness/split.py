@@ -109,7 +109,9 @@ def find_source(project_dir: Path, name: str) -> Path:
     seeds = seed_files(project_dir)
     found = seeds.get(name, [])
     if len(found) > 1:
-        raise ValueError(f"--split-source {shown(name)}: several seeds of that name ({', '.join(map(str, found))})")
+        raise ValueError(
+            f"--split-source {shown(name)}: several seeds of that name ({', '.join(shown(str(p)) for p in found)})"
+        )
     if not found:
         close = difflib.get_close_matches(name, list(seeds), n=3, cutoff=0.5)
         hint = f"; close seed names: {', '.join(close)}" if close else ""
@@ -118,7 +120,7 @@ def find_source(project_dir: Path, name: str) -> Path:
             f"(names are taken literally, never as a pattern{hint})"
         )
     if found[0].is_symlink():
-        raise ValueError(f"--split-source {shown(name)}: the seed {found[0]} is a symbolic link, not read")
+        raise ValueError(f"--split-source {shown(name)}: the seed {shown(str(found[0]))} is a symbolic link, not read")
     return found[0].absolute()
 
 
@@ -148,10 +150,12 @@ def opened(source: Source) -> Iterator[str]:
     try:
         fd = os.open(source.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError as exc:
-        raise ValueError(f"--split-source {shown(source.given)}: cannot open {source.path}: {exc.strerror}") from exc
+        raise ValueError(
+            f"--split-source {shown(source.given)}: cannot open {shown(str(source.path))}: {exc.strerror}"
+        ) from exc
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ValueError(f"--split-source {shown(source.given)}: {source.path} is not a regular file")
+            raise ValueError(f"--split-source {shown(source.given)}: {shown(str(source.path))} is not a regular file")
         path = literal(f"/dev/fd/{fd}")
         if source.format is Format.PARQUET:
             yield f"read_parquet({path}, hive_partitioning = false)"
@@ -164,10 +168,10 @@ def opened(source: Source) -> Iterator[str]:
 def _prepare(out: Path) -> None:
     """The output folder: created, or an empty folder; never a link."""
     if out.is_symlink():
-        raise ValueError(f"split output folder {out} is a symbolic link, not written through")
+        raise ValueError(f"split output folder {shown(str(out))} is a symbolic link, not written through")
     out.mkdir(parents=True, exist_ok=True)
     if any(out.iterdir()):
-        raise ValueError(f"split output folder {out} is not empty")
+        raise ValueError(f"split output folder {shown(str(out))} is not empty")
 
 
 def split_sources(project_dir: Path, names: Sequence[str], by: Sequence[str], batches: int, out: Path) -> Path:
@@ -211,7 +215,9 @@ def split_sources(project_dir: Path, names: Sequence[str], by: Sequence[str], ba
     except duckdb.Error as exc:
         raise ValueError(f"--split-source: DuckDB could not split: {str(exc).splitlines()[0]}") from exc
     except OSError as exc:
-        raise ValueError(f"--split-source: cannot write the deliveries under {out}: {exc.strerror}") from exc
+        raise ValueError(
+            f"--split-source: cannot write the deliveries under {shown(str(out))}: {exc.strerror}"
+        ) from exc
     finally:
         con.close()
     return out

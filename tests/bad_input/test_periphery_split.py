@@ -187,3 +187,11 @@ def test_the_cli_says_one_line_naming_the_flag_and_writes_nothing(tmp_path: Path
     err = capsys.readouterr().err
     assert code == 2 and err.splitlines() == [f"rerun-safe: --batches must be a whole number from 1 to {MAX_BATCHES}, got {10**10}"]
     assert list(work.iterdir()) == []
+
+
+def test_two_seeds_of_one_name_are_refused_not_picked(tmp_path: Path) -> None:
+    project = _project(tmp_path, {})
+    _csv(project / "seeds" / "a" / "orders.csv")
+    _csv(project / "seeds" / "b" / "orders.csv")
+    message = _refused(project, ["orders"], ["at"], 2, tmp_path / "out")
+    assert message.startswith("--split-source 'orders': several seeds of that name"), message
