@@ -108,10 +108,10 @@ def _common_arguments() -> argparse.ArgumentParser:
         nargs="+",
         default=None,
         metavar="SEED_OR_FILE",
-        help="deliveries from data the project has: each seed of the project (by name) or "
-        "CSV/Parquet file cut into --batches deliveries by --by, written as "
-        "<name>/batch=NNN/part-0.csv (with --load-sources: rows for the source table <name>); "
-        "instead of --deliveries",
+        help="deliveries from data the project has: each seed of the project (by its exact name) or "
+        "CSV/Parquet file (a literal path, never a pattern) cut into --batches deliveries by --by, "
+        "written as <name>/batch=NNN/part-0.csv, .parquet for a Parquet file (with --load-sources: "
+        "rows for the source table <name>); instead of --deliveries",
     )
     data.add_argument(
         "--by",
@@ -125,7 +125,7 @@ def _common_arguments() -> argparse.ArgumentParser:
         type=int,
         default=RunOptions.split_batches,
         metavar="N",
-        help=f"--split-source: how many deliveries (default: {RunOptions.split_batches})",
+        help=f"--split-source: how many deliveries, 1 to 10000 (default: {RunOptions.split_batches})",
     )
     data.add_argument(
         "--batch-pattern",

@@ -167,7 +167,8 @@ class SourceLoader:
 
 
 def _reader(path: Path) -> str:
+    """The file's own columns: a `name=value` folder of its path is no column (hive_partitioning)."""
     literal = "'" + str(path).replace("'", "''") + "'"
     if path.suffix.lower() == ".parquet":
-        return f"read_parquet({literal})"
-    return f"read_csv({literal}, header = true)"
+        return f"read_parquet({literal}, hive_partitioning = false)"
+    return f"read_csv({literal}, header = true, hive_partitioning = false)"

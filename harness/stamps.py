@@ -15,8 +15,11 @@ from __future__ import annotations
 import csv
 import itertools
 import shutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
+from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -33,12 +36,10 @@ def _values(path: Path, column: str) -> set[str]:
     if path.suffix.lower() == ".parquet":
         con = duckdb.connect()
         try:
-            names = [row[0] for row in con.execute(f"describe select * from read_parquet('{_lit(path)}')").fetchall()]
+            names = [row[0] for row in con.execute(f"describe select * from {_parquet(path)}").fetchall()]
             if column not in names:
                 return set()
-            rows = con.execute(
-                f"select distinct cast(\"{column}\" as varchar) from read_parquet('{_lit(path)}')"
-            ).fetchall()
+            rows = con.execute(f"select distinct cast({_ident(column)} as varchar) from {_parquet(path)}").fetchall()
             return {str(row[0]) for row in rows if row[0] is not None}
         finally:
             con.close()
@@ -49,15 +50,48 @@ def _values(path: Path, column: str) -> set[str]:
         return {row[column] for row in reader if row.get(column)}
 
 
-def _lit(path: Path) -> str:
-    return str(path).replace("'", "''")
+def _lit(text: Path | str) -> str:
+    return str(text).replace("'", "''")
+
+
+def _parquet(path: Path) -> str:
+    """The file's own columns: a `name=value` folder of its path is no column."""
+    return f"read_parquet('{_lit(path)}', hive_partitioning = false)"
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _number(value: str) -> Decimal:
+    number = Decimal(value)
+    if not number.is_finite():
+        raise ValueError(value)
+    return number
+
+
+def _instant(value: str) -> datetime:
+    return datetime.fromisoformat(value)
+
+
+def order_key(values: Iterable[str]) -> Callable[[str], Any]:
+    """How a stamp column's values compare: as numbers if every one is a number, else as
+    timestamps if every one is one (all with a UTC offset, or none), else as text."""
+    values = list(values)
+    for parse in (_number, _instant):
+        try:
+            sorted(parse(value) for value in values)
+        except (ValueError, TypeError, ArithmeticError):
+            continue
+        return parse
+    return str
 
 
 def columns_of(path: Path) -> list[str]:
     if path.suffix.lower() == ".parquet":
         con = duckdb.connect()
         try:
-            return [row[0] for row in con.execute(f"describe select * from read_parquet('{_lit(path)}')").fetchall()]
+            return [row[0] for row in con.execute(f"describe select * from {_parquet(path)}").fetchall()]
         finally:
             con.close()
     return _csv_columns(path)
@@ -65,15 +99,14 @@ def columns_of(path: Path) -> list[str]:
 
 def batch_stamps(batches: Sequence[Batch], columns: Iterable[str]) -> list[dict[str, str]]:
     """Per batch of the natural order, each stamp column's value at that delivery: the
-    greatest value its files hold (text order, which is time order for ISO timestamps)."""
-    stamps = []
-    for batch in batches:
-        found: dict[str, str] = {}
-        for column in columns:
-            values = set().union(*(_values(path, column) for path in batch.files))
+    greatest value its files hold (order_key: as numbers, else as timestamps, else as text)."""
+    stamps: list[dict[str, str]] = [{} for _ in batches]
+    for column in columns:
+        per_batch = [set().union(*(_values(path, column) for path in batch.files)) for batch in batches]
+        key = order_key(set().union(*per_batch))
+        for found, values in zip(stamps, per_batch, strict=True):
             if values:
-                found[column] = max(values)
-        stamps.append(found)
+                found[column] = max(values, key=key)
     return stamps
 
 
@@ -95,7 +128,8 @@ def detect(batches: Sequence[Batch]) -> tuple[str, ...]:
                 break
             per_batch.append(values.pop())
         else:
-            if all(a < b for a, b in itertools.pairwise(per_batch)):
+            key = order_key(per_batch)
+            if all(key(a) < key(b) for a, b in itertools.pairwise(per_batch)):
                 found.append(column)
     return tuple(found)
 
@@ -106,11 +140,11 @@ def _rewrite(source: Path, target: Path, stamp: dict[str, str]) -> None:
         con = duckdb.connect()
         try:
             names = columns_of(source)
-            replaced = [f"cast('{stamp[c]}' as {_type(con, source, c)}) as \"{c}\"" for c in stamp if c in names]
+            replaced = [
+                f"cast('{_lit(stamp[c])}' as {_type(con, source, c)}) as {_ident(c)}" for c in stamp if c in names
+            ]
             select = "*" if not replaced else f"* replace ({', '.join(replaced)})"
-            con.execute(
-                f"copy (select {select} from read_parquet('{_lit(source)}')) to '{_lit(target)}' (format parquet)"
-            )
+            con.execute(f"copy (select {select} from {_parquet(source)}) to '{_lit(target)}' (format parquet)")
         finally:
             con.close()
     else:
@@ -130,7 +164,7 @@ def _rewrite(source: Path, target: Path, stamp: dict[str, str]) -> None:
 
 
 def _type(con: duckdb.DuckDBPyConnection, path: Path, column: str) -> str:
-    for name, type_, *_ in con.execute(f"describe select * from read_parquet('{_lit(path)}')").fetchall():
+    for name, type_, *_ in con.execute(f"describe select * from {_parquet(path)}").fetchall():
         if name == column:
             return str(type_)
     return "varchar"
