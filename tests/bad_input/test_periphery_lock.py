@@ -219,7 +219,7 @@ def test_a_holder_file_over_the_bound_is_not_read(tmp_path: Path) -> None:
     assert case("holder_oversized")
     warehouse = str(tmp_path / "warehouse.duckdb")
     padded = json.dumps(_record(4242, padding="x" * 70_000))
-    assert len(padded) > writer_lock.MAX_HOLDER_BYTES
+    assert len(padded) > 64 * 1024  # the bound docs/bad-input.md states
     Path(writer_lock.holder_file(warehouse)).write_text(padded)
     assert writer_lock.read_holder(warehouse, 4242) is None
 
