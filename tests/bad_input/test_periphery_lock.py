@@ -18,6 +18,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
@@ -253,7 +254,8 @@ class _Held(Exception):
     pass
 
 
-def _held_three_times(warehouse: str):  # noqa: ANN202 - a fake duckdb.connect
+def _held_three_times() -> Callable[..., str]:
+    """A fake duckdb.connect: the file is held by pid 4242 for three tries, then free."""
     calls = {"n": 0}
 
     def connect(path: str, read_only: bool, config: dict[str, Any]) -> str:
@@ -274,7 +276,7 @@ def test_a_waiter_says_once_that_it_waits_and_for_whom(
     warehouse = str(tmp_path / "warehouse.duckdb")
     Path(writer_lock.holder_file(warehouse)).write_text(json.dumps(FORGED))
     now = [0.0]
-    got = writer_lock.acquire(warehouse, {}, 60, connect=_held_three_times(warehouse),
+    got = writer_lock.acquire(warehouse, {}, 60, connect=_held_three_times(),
                               clock=lambda: now[0], sleep=lambda s: now.__setitem__(0, now[0] + s))
     assert got == "connection"
     said = capsys.readouterr().err.splitlines()
@@ -489,7 +491,7 @@ def _render(target: str, env: dict[str, str]) -> str:
         set_invocation_context({**os.environ, **env})
         try:
             Profile.render_profile(raw["rerun_safe"], "rerun_safe", target, ProfileRenderer({}))
-        except Exception as error:  # noqa: BLE001 - dbt's error is what a user sees
+        except Exception as error:  # dbt's error is what a user sees
             return str(error)
         return ""
 
