@@ -26,6 +26,17 @@ Who holds it: DuckDB's error names the holding PID. The holder writes, beside th
 a waiter shows it only when its pid is the PID DuckDB names. It is information only, not
 progress and not data: missing, unreadable or stale, it changes nothing but the message.
 
+The holder file is written and read as untrusted (docs/bad-input.md, "The writer lock and its
+holder file"). Written: into a new file of a random name (tempfile.mkstemp: created exclusive,
+never through a link, mode 0600, since the command line may hold secrets in --vars), then
+renamed over the holder file; a holder file that is a symlink or anything else but a regular
+file is left alone and no record is written. Read: opened without following a link and
+without blocking (a FIFO), used only when it is a regular file of at most MAX_HOLDER_BYTES,
+and every value shown with its control characters replaced and cut to a bounded length.
+
+A waiter says once that it waits and for whom: through dbt's log, and on stderr when dbt's
+console would not show it (`--quiet`, as `make show` runs `dbt show`, or a log level above info).
+
 The var is a dbt var, read from the invocation's --vars (dbt's flags: the same for the CLI and
 an in-process dbtRunner). A value set only in dbt_project.yml's vars is not seen here (the
 project declares none; profiles are rendered without project vars too).
@@ -37,11 +48,13 @@ import datetime
 import json
 import os
 import re
+import stat
 import sys
+import tempfile
 import time
 from typing import Any, Callable
 
-from rerun_safe_duckdb.profile_check import check_profile
+from rerun_safe_duckdb.profile_check import check_operation_target, check_profile
 from rerun_safe_duckdb.whole_file import WarehouseDamagedError, check_whole, damaged_message, is_cut_error
 
 VAR = "rerun_safe_lock_timeout_seconds"
@@ -49,6 +62,10 @@ DEFAULT_TIMEOUT_SECONDS = 3600
 MAX_TIMEOUT_SECONDS = 86400
 POLL_SECONDS = 0.5
 HOLDER_SUFFIX = ".holder.json"
+MAX_HOLDER_BYTES = 64 * 1024  # a record is ~500 bytes; a bigger file is not one
+# the most of each holder value a message shows (a command line can be of any length)
+SHOWN_COMMAND_CHARS = 200
+SHOWN_VALUE_CHARS = 64
 
 _LOCK_ERROR = "Could not set lock on file"
 _HOLDER_PID = re.compile(r"Conflicting lock is held in (?P<program>.*?) \(PID (?P<pid>\d+)\)")
@@ -134,9 +151,27 @@ def holder_file(path: str) -> str:
     return os.fspath(path) + HOLDER_SUFFIX
 
 
+def shown(value: Any, limit: int = SHOWN_VALUE_CHARS) -> str:
+    """`value` as one safe line for a terminal: every character that is not printable (control
+    characters: newlines, ESC, C1; format characters; line separators) becomes `?`, and the
+    text is cut to `limit` characters."""
+    text = "".join(char if char.isprintable() else "?" for char in str(value))
+    return text if len(text) <= limit else text[: max(limit - 3, 0)] + "..."
+
+
+def _is_other_than_a_file(path: str) -> bool:
+    """True when something that is not a regular file (a symlink, a FIFO, a folder) has the name."""
+    try:
+        return not stat.S_ISREG(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+
+
 def write_holder(path: str) -> None:
     """Record who holds the warehouse (best effort: a failure only makes waiters' messages
-    shorter). Written to a temporary name and renamed, so a reader never sees half a file."""
+    shorter). Written to a new temporary file and renamed, so a reader never sees half a file."""
     record = {
         "invocation_id": _invocation_id(),
         "pid": os.getpid(),
@@ -144,9 +179,18 @@ def write_holder(path: str) -> None:
         "since": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S"),
     }
     target = holder_file(path)
-    temporary = f"{target}.{os.getpid()}.tmp"
+    if _is_other_than_a_file(target):
+        announce(f"{shown(target, 300)} is not a regular file (a symlink?): left alone, and no record of this "
+                 "run is written (waiters will not see who holds the warehouse)")
+        return
+    folder, name = os.path.split(target)
     try:
-        with open(temporary, "w", encoding="utf-8") as handle:
+        # exclusive, never through a link, mode 0600
+        descriptor, temporary = tempfile.mkstemp(prefix=name + ".", suffix=".tmp", dir=folder or ".")
+    except OSError:
+        return
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
             json.dump(record, handle)
         os.replace(temporary, target)
     except OSError:
@@ -156,16 +200,39 @@ def write_holder(path: str) -> None:
             pass
 
 
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _read_small_file(name: str) -> bytes | None:
+    """The bytes of `name` when it is a regular file of at most MAX_HOLDER_BYTES; None for a
+    link (never followed), a FIFO or device (never waited on), a folder, or a bigger file."""
+    try:
+        descriptor = os.open(name, _READ_FLAGS)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return None
+        data = os.read(descriptor, MAX_HOLDER_BYTES + 1)  # one read: a regular file gives all it has
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)
+    return data if len(data) <= MAX_HOLDER_BYTES else None
+
+
 def read_holder(path: str, pid: int | None) -> dict[str, Any] | None:
     """The sidecar when it names `pid` (the process DuckDB says holds the file), else None."""
     if pid is None:
         return None
-    try:
-        with open(holder_file(path), encoding="utf-8") as handle:
-            record = json.load(handle)
-    except (OSError, ValueError):
+    data = _read_small_file(holder_file(path))
+    if data is None:
         return None
-    if not isinstance(record, dict) or record.get("pid") != pid:
+    try:
+        record = json.loads(data.decode("utf-8"))
+    except ValueError:
+        return None
+    if not isinstance(record, dict) or type(record.get("pid")) is not int or record["pid"] != pid:
         return None  # stale: written by an earlier holder
     return record
 
@@ -185,14 +252,14 @@ def _describe(path: str, pid: int | None, program: str) -> str:
     record = read_holder(path, pid)
     if record:
         parts = [
-            f"invocation {record.get('invocation_id') or 'unknown'}",
+            f"invocation {shown(record.get('invocation_id') or 'unknown')}",
             f"pid {pid}",
-            f"`{record.get('command')}`",
-            f"holding it since {record.get('since')} UTC",
+            f"`{shown(record.get('command'), SHOWN_COMMAND_CHARS)}`",
+            f"holding it since {shown(record.get('since'))} UTC",
         ]
         return "another run (" + ", ".join(parts) + ")"
     if pid is not None:
-        return f"another process (pid {pid}, {program or 'unknown program'}; no record of its run)"
+        return f"another process (pid {pid}, {shown(program) or 'unknown program'}; no record of its run)"
     return "another process"
 
 
@@ -213,6 +280,30 @@ def _log(message: str) -> None:
         AdapterLogger("rerun_safe").info(message)
     except Exception:  # noqa: BLE001 - logging is a courtesy
         pass
+
+
+def console_shows_info() -> bool:
+    """Whether dbt's console prints an info line of this invocation: not under --quiet (which
+    shows errors only), --log-level warn, error or none, nor outside a dbt invocation."""
+    try:
+        from dbt.flags import get_flags
+
+        flags = get_flags()
+    except Exception:  # noqa: BLE001 - no flags: not inside a dbt invocation
+        return False
+    level = str(getattr(flags, "LOG_LEVEL", "info") or "info").lower()
+    return not getattr(flags, "QUIET", False) and level in ("debug", "info")
+
+
+def announce(message: str) -> None:
+    """One line to whoever runs this process: dbt's log, and stderr when dbt's console hides it."""
+    _log(message)  # the logger prefixes "rerun_safe adapter: "
+    if not console_shows_info():
+        try:
+            sys.stderr.write(f"rerun_safe: {message}\n")
+            sys.stderr.flush()
+        except Exception:  # noqa: BLE001 - a closed stderr: nothing more to tell
+            pass
 
 
 def acquire(
@@ -247,9 +338,8 @@ def acquire(
         if remaining <= 0:
             raise WarehouseLockError(held_message(path, pid, program, timeout)) from None
         if not announced:
-            # the logger prefixes "rerun_safe adapter: "
-            _log(f"{_describe(path, pid, program)} holds the warehouse {path!r}; "
-                 f"waiting up to {timeout} s for it (var {VAR})")
+            announce(f"{_describe(path, pid, program)} holds the warehouse {path!r}; "
+                     f"waiting up to {timeout} s for it (var {VAR})")
             announced = True
         sleep(min(POLL_SECONDS, remaining))
 
@@ -265,6 +355,7 @@ class OneWriter:
         check_profile(path, getattr(creds, "settings", None))  # the env vars, before the file is opened
         if not is_local_file(path) or getattr(creds, "is_motherduck", False):
             return
+        check_operation_target(str(path))  # a maintenance operation never creates a warehouse
         timeout = timeout_seconds(invocation_vars())
         self._held_until_connected = acquire(str(path), config, timeout)
         try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.bad_input.catalogue import FILE_CASES, VAR_CASES
+from tests.bad_input.test_periphery_lock import LOCK_CASES, PROFILE_CASES
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "bad-input.md"
 
@@ -13,3 +14,18 @@ def test_the_page_lists_every_case() -> None:
     missing = [c.id for c in [*FILE_CASES, *VAR_CASES] if f"`{c.id}`" not in text]
     assert not missing, f"docs/bad-input.md does not list: {missing}"
     assert len(FILE_CASES) + len(VAR_CASES) >= 40
+
+
+def _section(text: str, title: str) -> str:
+    start = text.index(f"\n## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start:] if end < 0 else text[start:end]
+
+
+def test_the_page_lists_every_lock_and_profile_case_in_its_section() -> None:
+    text = PAGE.read_text(encoding="utf-8")
+    sections = {"The writer lock and its holder file": LOCK_CASES, "Profile settings": PROFILE_CASES}
+    missing = [(title, c.id) for title, cases in sections.items() for c in cases
+               if f"| `{c.id}` |" not in _section(text, title)]
+    assert not missing, f"docs/bad-input.md does not list: {missing}"
+    assert len(LOCK_CASES) >= 10 and len(PROFILE_CASES) >= 10

@@ -18,6 +18,7 @@ import subprocess
 from pathlib import Path
 from typing import Callable, Iterator
 
+import duckdb
 import pytest
 
 from pipeline_demo.generate import GeneratorConfig, generate
@@ -269,8 +270,10 @@ def test_a_warehouse_of_the_previous_code_upgrades_and_equals_a_clean_build(
 
 
 def test_the_upgrade_refuses_a_schema_without_a_warehouse(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """A wrong target (an empty file): nothing to upgrade, and nothing created."""
+    """A wrong target (an empty file): nothing to upgrade, and nothing created. (A path with no
+    file at all is refused before DuckDB would create one: tests/bad_input/test_periphery_lock.py.)"""
     pipeline = own_parse(Pipeline(tmp_path / "empty"))
+    duckdb.connect(str(pipeline.warehouse)).close()
     ok, output = upgrade(pipeline, capsys)
     assert not ok and "no warehouse in schema main (no rerun_safe_runs table): nothing to upgrade" in output, output
     assert every_table(pipeline) == {}
