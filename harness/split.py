@@ -22,9 +22,10 @@ def find_source(project_dir: Path, name: str) -> Path:
     if given.suffix.lower() in (".csv", ".parquet") and given.is_file():
         return given.resolve()
     config = yaml.safe_load((project_dir / "dbt_project.yml").read_text()) or {}
-    seed_paths = config.get("seed-paths") or ["seeds"]
-    if not (isinstance(seed_paths, list) and all(isinstance(folder, str) for folder in seed_paths)):
-        seed_paths = ["seeds"]  # a templated value ("{{ ... }}") is not rendered here: dbt's default
+    configured = config.get("seed-paths") or ["seeds"]
+    # a templated value ("{{ ... }}") is not rendered here: dbt's default folder then
+    templated = not (isinstance(configured, list) and all(isinstance(folder, str) for folder in configured))
+    seed_paths: list[str] = ["seeds"] if templated else configured
     for folder in seed_paths:
         for candidate in sorted((project_dir / folder).rglob(f"{name}.csv")):
             return candidate.resolve()
