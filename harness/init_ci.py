@@ -91,10 +91,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     """`rerun-safe init-ci`: 0 written, 2 refused (one line on stderr, nothing written)."""
+    init = InitCi.from_args(args)
     try:
-        written = InitCi.from_args(args).write()
+        written = init.write()
     except InitCiError as exc:
         print(f"rerun-safe: {exc}", file=sys.stderr)
         return 2
-    print(f"wrote {written}: set HARNESS (your fork's URL and a tag or commit) and DELIVERIES or SPLIT_ARGS in it")
+    placeholder = init.url is None or init.revision is None
+    to_set = "HARNESS (your fork's URL and a tag or commit), " if placeholder else ""
+    print(f"wrote {written}: set {to_set}DELIVERIES or SPLIT_ARGS in its env")
     return 0

@@ -228,7 +228,8 @@ def test_init_ci_writes_the_template_once(tmp_path: Path, capsys: pytest.Capture
     assert written.replace(f"git+{url}@v0.1.0", "git+https://github.com/<owner>/rerun_safe.git@<tag or commit>") == (
         TEMPLATE.read_text(encoding="utf-8")
     )
-    capsys.readouterr()
+    said = capsys.readouterr().out
+    assert "set DELIVERIES or SPLIT_ARGS" in said and "HARNESS" not in said  # the URL and revision are set
     assert init_ci.run(_init_ci(project)) == 2  # never overwritten
     assert "exists: not overwritten" in capsys.readouterr().err
     assert (project / ".github" / "workflows" / "rerun-safe.yml").read_text() == written
