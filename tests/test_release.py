@@ -63,11 +63,34 @@ def _git(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=False)
 
 
+def unreleased_entries(changelog: str) -> list[str]:
+    """The `- ` lines of the [Unreleased] section."""
+    section = changelog.split("## [Unreleased]", 1)[1].split("\n## [", 1)[0]
+    return [line for line in section.splitlines() if line.startswith("- ")]
+
+
 def test_every_release_names_its_commit() -> None:
-    releases = released_sections((ROOT / "CHANGELOG.md").read_text(encoding="utf-8"))
+    """A commit cannot name itself: the release commit (its entries moved out of [Unreleased])
+    may leave its own heading without one; the first commit that logs anything new under
+    [Unreleased] names it."""
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    releases = released_sections(changelog)
     assert releases, "no `## [X.Y.Z] - YYYY-MM-DD - commit <sha>` section in CHANGELOG.md"
-    unnamed = sorted(v for v, commit in releases.items() if commit is None)
+    unnamed = [v for v, commit in releases.items() if commit is None]
+    newest = next(iter(releases))
+    if unnamed == [newest] and not unreleased_entries(changelog):
+        return  # the release commit itself
     assert not unnamed, f"CHANGELOG sections that name no commit (add ` - commit <sha>` to the heading): {unnamed}"
+
+
+def test_the_release_commit_alone_may_leave_its_heading_without_a_commit() -> None:
+    at_release = (
+        "## [Unreleased]\n\n## [0.2.0] - 2027-01-01\n\n### Added\n- b\n\n## [0.1.0] - 2026-12-02 - commit abc1234\n"
+    )
+    assert unreleased_entries(at_release) == []
+    later = at_release.replace("## [Unreleased]\n", "## [Unreleased]\n\n### Fixed\n- c\n")
+    assert unreleased_entries(later) == ["- c"]
+    assert released_sections(at_release) == {"0.2.0": None, "0.1.0": "abc1234"}
 
 
 def test_each_release_commit_is_in_the_history_and_carries_its_version() -> None:
