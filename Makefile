@@ -102,8 +102,10 @@ report: setup
 # shipped package (configuration in pyproject.toml; .pre-commit-config.yaml runs the same), and
 # ruff's banned-api rule alone (TID251) over pipeline_demo/ and bench/: they use the harness's
 # public API only (`from harness import ...`), never its internal modules.
-# Then the workflow template users copy: actionlint (shellcheck on its run: scripts) and zizmor
-# (offline: no network; pedantic: every audit), both binaries inside their pinned wheels.
+# Then the workflows: this repository's CI and the consumer template users copy
+# (harness/templates/rerun-safe-pr.yml, what `rerun-safe init-ci` writes): actionlint (shellcheck
+# on their run: scripts) and zizmor (offline: no network; pedantic: every audit), both binaries
+# inside their pinned wheels.
 # sqlfluff's dbt templater compiles against a warehouse: an empty one shows the full-refresh
 # branches, one whose tables exist (seeds loaded, models built) shows the incremental branches. Lint both, in a warehouse
 # of its own, so the result never depends on the state of the demo warehouse.
@@ -113,8 +115,8 @@ lint: setup
 	$(BIN)/ruff check --select TID251 pipeline_demo bench
 	$(BIN)/ruff format --check harness
 	$(BIN)/mypy harness
-	$(BIN)/actionlint -shellcheck $(BIN)/shellcheck .github/workflows/ci.yml
-	$(BIN)/zizmor --offline --persona=pedantic .github/workflows
+	$(BIN)/actionlint -shellcheck $(BIN)/shellcheck .github/workflows/ci.yml harness/templates/rerun-safe-pr.yml
+	$(BIN)/zizmor --offline --persona=pedantic .github/workflows harness/templates/rerun-safe-pr.yml
 	rm -rf $(LINT_DIR) && mkdir -p $(LINT_DIR)/landing
 	DBT_DUCKDB_PATH=$(LINT_DIR)/lint.duckdb $(BIN)/sqlfluff lint models tests/dbt
 	DBT_DUCKDB_PATH=$(LINT_DIR)/lint.duckdb $(BIN)/dbt build --quiet --exclude resource_type:test resource_type:unit_test \

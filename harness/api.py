@@ -20,6 +20,7 @@ import duckdb
 
 from harness import checks as _checks
 from harness.checks.base import Check
+from harness.compat import require_supported_dbt
 from harness.dbt_invoke import DbtSettings
 from harness.deliveries import DEFAULT_BATCH_PATTERN
 from harness.diff import Side, diff_sides
@@ -186,6 +187,7 @@ def execute(
     not build into) or DbtError (dbt could not list the project; NothingSelected: the selection
     matched nothing). A --state selection that matched nothing is no error: every check is
     SKIPPED (a pull request that changed no model)."""
+    require_supported_dbt()  # an untested dbt-core is refused in one line, before dbt starts
     if run.work_dir is not None:
         run.work_dir.mkdir(parents=True, exist_ok=True)
     workdir = Path(tempfile.mkdtemp(prefix="rerun-safe-", dir=run.work_dir))

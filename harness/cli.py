@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from harness import __version__, checks
+from harness import __version__, checks, init_ci
 from harness.api import RunOptions, UsageError, dbt_settings_for, execute
 from harness.checks.base import Check
 from harness.dbt_invoke import DbtError, DbtSettings
@@ -188,6 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     for check in checks.CHECKS:
         check.add_arguments(every.add_argument_group(check.name))
+    init_ci.add_parser(commands)
     return parser
 
 
@@ -243,6 +244,8 @@ def run_options(args: argparse.Namespace) -> RunOptions:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.command == "init-ci":
+        return init_ci.run(args)
     settings = dbt_settings(args)
     if settings is None:
         return 2
