@@ -131,3 +131,9 @@ def test_an_upgrade_of_a_current_warehouse_leaves_it_untouched(
     assert f"the warehouse is at schema version {CODE_VERSION} already: nothing to upgrade" in output, output
     assert "upgraded the warehouse" not in output
     assert _every_table(built.pipeline) == before
+
+
+def test_each_run_keeps_its_own_status(built: Built) -> None:
+    """on-run-end sets the status of its own run only: two successful builds, then the failed one."""
+    statuses = built.pipeline.query("select status from rerun_safe_runs order by run_seq")
+    assert [status for (status,) in statuses] == ["success", "success", "failed"]
