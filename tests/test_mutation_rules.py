@@ -97,3 +97,13 @@ def test_every_file_of_logic_has_a_mutant() -> None:
         f"files of more than {LOGIC_LINES} lines under {', '.join(LOGIC_FOLDERS)} with no mutant in "
         "mutation/mutants.yml (add one that breaks a rule the file carries and a test pins):\n" + "\n".join(missing)
     )
+
+
+def test_every_file_of_logic_has_an_area_whose_modules_exist() -> None:
+    from mutation.runner import area_of, load_areas
+
+    areas = load_areas()
+    missing = sorted({m for modules in areas.values() for m in modules if not (ROOT / m).is_file()})
+    assert not missing, f"mutation/areas.yml names test modules that do not exist: {missing}"
+    without = [path for path in files_of_logic() if path not in NOT_LOGIC and area_of(path, areas) is None]
+    assert not without, f"files of logic in no area of mutation/areas.yml: {without}"
