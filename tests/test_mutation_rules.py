@@ -80,9 +80,13 @@ def files_of_logic(root=ROOT) -> list[str]:
     found = []
     for folder in LOGIC_FOLDERS:
         for path in sorted((root / folder).rglob("*")):
-            if path.suffix in LOGIC_SUFFIXES and path.is_file() and "__pycache__" not in path.parts:
-                if len(path.read_text(encoding="utf-8").splitlines()) > LOGIC_LINES:
-                    found.append(path.relative_to(root).as_posix())
+            if (
+                path.suffix in LOGIC_SUFFIXES
+                and path.is_file()
+                and "__pycache__" not in path.parts
+                and len(path.read_text(encoding="utf-8").splitlines()) > LOGIC_LINES
+            ):
+                found.append(path.relative_to(root).as_posix())
     return sorted(found)
 
 
