@@ -5,8 +5,11 @@ Each mutant in mutants.yml is a literal text replacement (one or more `original`
 temporary folder (without .venv, target, data, .git), applies the replacement there, and runs
 the mutant's own pytest subset inside the copy, with this project's Python: the tests drive dbt
 on the copy's models (tests/pipeline/project.py finds the project from its own path). A mutant
-is killed when that subset fails, survives when it passes. A replacement whose original text is
-not found exactly once makes the mutant `not applicable`: a stale mutant never counts as killed.
+is killed when that subset fails. When it passes, the mutant runs the whole test modules of its
+area (mutation/areas.yml, by the mutated file's path) and is killed when they fail, so a rule
+pinned by another test of the area counts; it survives only when both pass. A replacement whose
+original text is not found exactly once makes the mutant `not applicable`: a stale mutant never
+counts as killed.
 
 Before the mutants, the unmutated copy must pass every subset (the baseline); otherwise every
 "kill" would be meaningless and the run stops.
@@ -22,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -32,6 +36,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 MUTANTS_FILE = Path(__file__).resolve().parent / "mutants.yml"
 RULES_FILE = Path(__file__).resolve().parent / "rules.yml"
+AREAS_FILE = Path(__file__).resolve().parent / "areas.yml"
 REPORT = ROOT / "docs" / "testing.md"
 # Not copied: the environment, build output, data, VCS metadata, caches.
 SKIP_AT_ROOT = {".venv", "target", "data", ".git", "logs", "reports", "dbt_packages", ".pytest_cache"}
@@ -101,6 +106,47 @@ def rule_rows(rules: list[Rule], mutants: list[Mutant]) -> list[str]:
         found = "<br>".join(f"{m.id}: {m.status}" for m in own)
         lines.append(f"| {_cell(rule.quote)} | `{rule.doc}` | {tests} | {found} | {verdict} |")
     return lines
+
+
+def load_areas(path: Path = AREAS_FILE) -> dict[str, list[str]]:
+    """Path prefix -> the test modules of that area of the code (mutation/areas.yml)."""
+    entries = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return {str(prefix): [str(module) for module in modules] for prefix, modules in entries.items()}
+
+
+def area_of(file: str, areas: dict[str, list[str]]) -> str | None:
+    """The area of a file: the longest prefix of areas.yml it starts with, or None."""
+    matching = [prefix for prefix in areas if file.startswith(prefix)]
+    return max(matching, key=len) if matching else None
+
+
+def area_tests(mutant: Mutant, areas: dict[str, list[str]]) -> list[str]:
+    """The modules of the mutant's area that its own tests do not already run whole."""
+    area = area_of(mutant.file, areas)
+    if area is None or mutant.equivalent:
+        return []
+    whole = {test for test in mutant.tests if "::" not in test}
+    return [module for module in areas[area] if module not in whole]
+
+
+class AreaBaselines:
+    """Each area's modules on the unmutated copy, run once, the first time a mutant needs them:
+    a module that fails unmutated cannot kill a mutant."""
+
+    def __init__(self, scratch: Path, timeout: float) -> None:
+        self.scratch, self.timeout = scratch, timeout
+        self.lock = threading.Lock()
+        self.problems: dict[tuple[str, ...], str | None] = {}
+
+    def problem(self, tests: list[str]) -> str | None:
+        key = tuple(tests)
+        with self.lock:
+            if key not in self.problems:
+                with tempfile.TemporaryDirectory(prefix="area_baseline_", dir=self.scratch) as folder:
+                    project = copy_project(Path(folder) / "project")
+                    outcome, failed, tail = run_tests(project, tests, workers=1, timeout=self.timeout * 4)
+                self.problems[key] = None if outcome == "passed" else f"{outcome} {failed}: {tail[-300:]}"
+            return self.problems[key]
 
 
 def copy_project(destination: Path) -> Path:
@@ -183,7 +229,10 @@ def check_copy_runs_its_own_models(project: Path) -> None:
         raise SystemExit(f"the copy's tests would run the models of {seen}, not of the copy {project}")
 
 
-def run_mutant(mutant: Mutant, scratch: Path, timeout: float) -> Mutant:
+def run_mutant(mutant: Mutant, scratch: Path, timeout: float, area: list[str] | None = None,
+               baselines: AreaBaselines | None = None) -> Mutant:
+    """Run the mutant's own tests; when they pass, the modules of its area (`area`), once the
+    unmutated copy passes them (`baselines`)."""
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix=f"{mutant.id}_", dir=scratch) as folder:
         project = copy_project(Path(folder) / "project")
@@ -193,6 +242,14 @@ def run_mutant(mutant: Mutant, scratch: Path, timeout: float) -> Mutant:
             mutant.status, mutant.detail = "not applicable", problem
         else:
             outcome, failed, tail = run_tests(project, mutant.tests, workers=1, timeout=timeout)
+            if outcome == "passed" and area:
+                unmutated = baselines.problem(area) if baselines is not None else None
+                if unmutated is not None:
+                    outcome, tail = "error (its area fails unmutated)", unmutated
+                else:
+                    outcome, failed, tail = run_tests(project, area, workers=1, timeout=timeout)
+                    if outcome == "failed":
+                        mutant.detail = "killed by its area's modules, not by its own tests"
             if outcome == "failed":
                 mutant.status, mutant.killed_by = "killed", failed or ["(failure without a test id)"]
             elif outcome == "passed":
@@ -382,6 +439,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="mutants run at the same time (default 2)")
     parser.add_argument("--timeout", type=float, default=900, help="seconds per mutant's subset")
     parser.add_argument("--skip-baseline", action="store_true", help="do not run the unmutated baseline first")
+    parser.add_argument("--no-areas", action="store_true",
+                        help="run each mutant's own tests only, not the modules of its area (mutation/areas.yml)")
     parser.add_argument("--mutants", type=Path, default=MUTANTS_FILE,
                         help="the mutants file to run (default mutation/mutants.yml)")
     parser.add_argument("--report", type=Path, default=None,
@@ -431,9 +490,12 @@ def main(argv: list[str] | None = None) -> int:
                   flush=True)
             baseline_seconds = baseline(mutants, scratch, args.timeout, workers=args.jobs)
             print(f"baseline passed in {baseline_seconds:.0f} s", flush=True)
+        areas = {} if args.no_areas else load_areas()
+        baselines = AreaBaselines(scratch, args.timeout)
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             commit = _commit()
-            for m in pool.map(lambda mutant: run_mutant(mutant, scratch, args.timeout), mutants):
+            for m in pool.map(lambda mutant: run_mutant(mutant, scratch, args.timeout, area_tests(mutant, areas),
+                                                        baselines), mutants):
                 if args.results is not None:
                     record_result(m, args.results, commit)
                 by = ", ".join(t.split("::", 1)[-1] for t in m.killed_by)

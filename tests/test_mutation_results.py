@@ -58,3 +58,60 @@ def test_the_report_from_results_counts_only_what_ran(tmp_path: Path) -> None:
     assert "**Score: 2/2 mutants killed (100.0 %)**" in text, text[:600]
     assert f"not run: {total - 2}." in text
     assert f"- **{load_mutants(mutants_file)[2].id}** (" in text.split("## Not run", 1)[1]
+
+
+def test_a_mutant_runs_the_longest_matching_area_without_its_own_whole_modules() -> None:
+    from mutation.runner import area_of, area_tests
+
+    areas = {"macros/": ["tests/a.py", "tests/b.py"], "macros/audit/": ["tests/c.py", "tests/d.py"]}
+    assert area_of("macros/audit/x.sql", areas) == "macros/audit/"
+    assert area_of("macros/dedup/x.sql", areas) == "macros/"
+    assert area_of("models/x.sql", areas) is None
+    mutant = load_mutants(MUTANTS_FILE)[0]
+    mutant.file, mutant.tests, mutant.equivalent = "macros/audit/x.sql", ["tests/c.py", "tests/d.py::test_y"], None
+    assert area_tests(mutant, areas) == ["tests/d.py"]
+    mutant.equivalent = "no test can see it"
+    assert area_tests(mutant, areas) == []
+
+
+def _fake_runs(monkeypatch, outcomes: dict[tuple[str, ...], str]) -> list[tuple[str, ...]]:
+    """run_mutant without copies or pytest: each run's outcome by the tests it was given."""
+    from mutation import runner
+
+    ran: list[tuple[str, ...]] = []
+
+    def run_tests(project: Path, tests: list[str], workers: int, timeout: float):
+        ran.append(tuple(tests))
+        unmutated = "area_baseline_" in str(project)  # AreaBaselines' copy: every module passes there
+        outcome = "passed" if unmutated else outcomes[tuple(tests)]
+        return outcome, (["tests/d.py::test_z"] if outcome == "failed" else []), ""
+
+    monkeypatch.setattr(runner, "copy_project", lambda destination: destination)
+    monkeypatch.setattr(runner, "apply", lambda mutant, project: None)
+    monkeypatch.setattr(runner, "run_tests", run_tests)
+    return ran
+
+
+def test_a_mutant_its_own_tests_miss_is_killed_by_its_area(monkeypatch, tmp_path: Path) -> None:
+    from mutation.runner import AreaBaselines, run_mutant
+
+    ran = _fake_runs(monkeypatch, {("tests/c.py::test_y",): "passed", ("tests/d.py",): "failed"})
+    mutant = load_mutants(MUTANTS_FILE)[0]
+    mutant.tests = ["tests/c.py::test_y"]
+    run_mutant(mutant, tmp_path, 60, ["tests/d.py"], AreaBaselines(tmp_path, 60))
+    assert (mutant.status, mutant.killed_by) == ("killed", ["tests/d.py::test_z"])
+    assert "area" in mutant.detail
+    # the area ran unmutated first (its baseline), then on the mutant
+    assert ran == [("tests/c.py::test_y",), ("tests/d.py",), ("tests/d.py",)]
+
+
+def test_an_area_that_fails_unmutated_kills_nothing(monkeypatch, tmp_path: Path) -> None:
+    from mutation.runner import AreaBaselines, run_mutant
+
+    _fake_runs(monkeypatch, {("tests/c.py::test_y",): "passed", ("tests/d.py",): "failed"})
+    baselines = AreaBaselines(tmp_path, 60)
+    baselines.problems[("tests/d.py",)] = "failed ['tests/d.py::test_z']"  # as if its baseline failed
+    mutant = load_mutants(MUTANTS_FILE)[0]
+    mutant.tests = ["tests/c.py::test_y"]
+    run_mutant(mutant, tmp_path, 60, ["tests/d.py"], baselines)
+    assert mutant.status == "error" and "unmutated" in mutant.detail

@@ -61,3 +61,53 @@ def test_every_mutant_applies_to_the_code_as_it_is() -> None:
             unchanged.append(m.id)
     assert not stale, "mutants to re-point in mutation/mutants.yml or outside.yml:\n" + "\n".join(stale)
     assert not unchanged, f"mutants whose replacement changes nothing: {unchanged}"
+
+
+# Every file of logic of more than LOGIC_LINES lines under these folders has a mutant in
+# mutants.yml (a rule of it that a test pins, broken), so a new file without one fails here.
+LOGIC_FOLDERS = ("models", "macros", "rerun_safe_duckdb", "harness")
+LOGIC_SUFFIXES = (".sql", ".py")
+LOGIC_LINES = 40
+# Files of those folders that carry no rule a mutant could break, each with the reason.
+NOT_LOGIC = {
+    "harness/__init__.py": "the public API: imports and __all__, no statement of its own",
+}
+
+
+def files_of_logic(root=ROOT) -> list[str]:
+    """The .sql and .py files of more than LOGIC_LINES lines under LOGIC_FOLDERS, as paths
+    relative to the repository, sorted."""
+    found = []
+    for folder in LOGIC_FOLDERS:
+        for path in sorted((root / folder).rglob("*")):
+            if (
+                path.suffix in LOGIC_SUFFIXES
+                and path.is_file()
+                and "__pycache__" not in path.parts
+                and len(path.read_text(encoding="utf-8").splitlines()) > LOGIC_LINES
+            ):
+                found.append(path.relative_to(root).as_posix())
+    return sorted(found)
+
+
+def test_every_file_of_logic_has_a_mutant() -> None:
+    logic = files_of_logic()
+    assert len(logic) > 50, "the file walk found too few files: check LOGIC_FOLDERS"
+    mutated = {m.file for m in load_mutants(MUTANTS_FILE)}
+    unknown = sorted(set(NOT_LOGIC) - set(logic))
+    assert not unknown, f"NOT_LOGIC names files that are not files of logic here (renamed?): {unknown}"
+    missing = [path for path in logic if path not in mutated and path not in NOT_LOGIC]
+    assert not missing, (
+        f"files of more than {LOGIC_LINES} lines under {', '.join(LOGIC_FOLDERS)} with no mutant in "
+        "mutation/mutants.yml (add one that breaks a rule the file carries and a test pins):\n" + "\n".join(missing)
+    )
+
+
+def test_every_file_of_logic_has_an_area_whose_modules_exist() -> None:
+    from mutation.runner import area_of, load_areas
+
+    areas = load_areas()
+    missing = sorted({m for modules in areas.values() for m in modules if not (ROOT / m).is_file()})
+    assert not missing, f"mutation/areas.yml names test modules that do not exist: {missing}"
+    without = [path for path in files_of_logic() if path not in NOT_LOGIC and area_of(path, areas) is None]
+    assert not without, f"files of logic in no area of mutation/areas.yml: {without}"

@@ -18,6 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Iterable, Optional
 
 import pandas as pd
@@ -96,6 +97,8 @@ class OracleResult:
     quarantined_events: pd.DataFrame = field(default_factory=pd.DataFrame)  # source_file, source_line, event_id, reason
     late_events: pd.DataFrame = field(default_factory=pd.DataFrame)  # one row per late copy, with status
     contributing_events: pd.DataFrame = field(default_factory=pd.DataFrame)  # current copies that contribute
+    # one row per copy: identity (event_id, version, the earliest row's file and line), status, rows, first run
+    copies: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 # --------------------------------------------------------------------------- reading
@@ -292,8 +295,11 @@ MONEY = ["gross_cents", "refunded_cents", "net_cents", "event_count"]
 
 
 def run_oracle(rows: pd.DataFrame, allowed_lateness_hours: int = 72,
-               corrections: Iterable[Correction] = (), now=None) -> OracleResult:
-    """``now``: the clock each delivery's first run had (see clock_for)."""
+               corrections: Iterable[Correction] = (), now=None,
+               run_of_file: Mapping[str, int] | None = None) -> OracleResult:
+    """``now``: the clock each delivery's first run had (see clock_for). ``run_of_file``: the run
+    that first saw each delivery (source_file -> run number); a copy's ``first_seen_run`` is the
+    first run that saw any of its rows (None without the mapping)."""
     corrections = [
         (_to_date(c.correct_from), _to_date(c.correct_to), _to_naive_utc(c.mark))
         for c in corrections
@@ -323,6 +329,11 @@ def run_oracle(rows: pd.DataFrame, allowed_lateness_hours: int = 72,
         first = dict(zip(PAYLOAD_KEY, key))
         first["ingested_at"] = min(t["ingested_at"] for t, _ in members)  # earliest arrival
         first["rows"] = members
+        # the copy stands for its earliest row: earliest ingested_at, then file, then line
+        earliest = min(members, key=lambda m: (m[0]["ingested_at"], m[1]["source_file"], m[1]["source_line"]))[1]
+        first["source_file"], first["source_line"] = earliest["source_file"], earliest["source_line"]
+        first["first_seen_run"] = (min(run_of_file[raw["source_file"]] for _, raw in members)
+                                   if run_of_file is not None else None)
         first["revenue_date"] = first["event_time"].date()
         first["lateness"] = first["ingested_at"] - first["event_time"]
         first["late"] = first["lateness"] > allowed  # strictly greater
@@ -350,16 +361,22 @@ def run_oracle(rows: pd.DataFrame, allowed_lateness_hours: int = 72,
 
     n_conflicting = n_superseded = 0
     contributing = []
+    for c in copy_list:
+        c["status"] = "late_waiting"  # not applicable; the applicable ones are set below
     for (event_id, version), cs in by_version.items():
         if (event_id, version) in conflicting_versions:
             n_conflicting += len(cs)
             for c in cs:
+                c["status"] = "conflicting"
                 for _, raw in c["rows"]:  # every row of a conflicting copy is quarantined
                     quarantined.append({"source_file": raw["source_file"], "source_line": raw["source_line"],
                                         "event_id": event_id, "reason": "conflicting_version"})
         elif version < current_version[event_id]:
             n_superseded += len(cs)
+            for c in cs:
+                c["status"] = "superseded"
         else:
+            cs[0]["status"] = "current"
             contributing.append(cs[0])
 
     balance = {
@@ -388,12 +405,23 @@ def run_oracle(rows: pd.DataFrame, allowed_lateness_hours: int = 72,
             [{"event_id": c["event_id"], "version": c["version"], "event_time": pd.Timestamp(c["event_time"]),
               "ingested_at": pd.Timestamp(c["ingested_at"]), "revenue_date": c["revenue_date"],
               "lateness": pd.Timedelta(c["lateness"]),
-              "status": "applied" if c["applicable"] else "waiting"} for c in late_copies],
-            columns=["event_id", "version", "event_time", "ingested_at", "revenue_date", "lateness", "status"],
+              "status": "applied" if c["applicable"] else "waiting",
+              "first_seen_run": c["first_seen_run"]} for c in late_copies],
+            columns=["event_id", "version", "event_time", "ingested_at", "revenue_date", "lateness", "status",
+                     "first_seen_run"],
         ),
         contributing_events=pd.DataFrame(
             [{k: c[k] for k in PAYLOAD_KEY + ["ingested_at", "revenue_date"]} for c in contributing],
             columns=PAYLOAD_KEY + ["ingested_at", "revenue_date"],
+        ),
+        copies=pd.DataFrame(
+            [{"copy": tuple(c[k] for k in PAYLOAD_KEY), "event_id": c["event_id"], "version": c["version"],
+              "source_file": c["source_file"],
+              "source_line": int(c["source_line"]), "ingested_at": pd.Timestamp(c["ingested_at"]),
+              "status": c["status"], "is_late": c["late"], "row_count": len(c["rows"]),
+              "first_seen_run": c["first_seen_run"]} for c in copy_list],
+            columns=["copy", "event_id", "version", "source_file", "source_line", "ingested_at", "status", "is_late",
+                     "row_count", "first_seen_run"],
         ),
     )
 

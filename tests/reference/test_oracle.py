@@ -308,3 +308,17 @@ def test_balance_identity_on_mixed_random_rows(tmp_path, seed):
         # 2026-11-01T10:00, so a copy is late when all its valid rows landed on 2026-11-06
         assert res.late_waiting + res.late_applied == len(res.late_events) == late_copies
         assert res.late_applied == (late_copies if corrections else 0)
+
+
+def test_copies_carry_their_status_earliest_row_and_first_run(tmp_path):
+    """A late copy seen in run 1, redelivered in run 2: first run 1, 2 rows; a conflicting pair is `conflicting`."""
+    write(tmp_path, "a.csv",
+          row("L", ingested="2026-11-06T10:00:00Z", item="i3"),
+          row("C", amount="100"), row("C", amount="200"))
+    write(tmp_path, "b.csv", row("L", ingested="2026-11-07T10:00:00Z", item="i3"))
+    res = run_oracle(read_landing(tmp_path), run_of_file={"a.csv": 1, "b.csv": 2})
+    copies = {(r.event_id, r.source_file, r.source_line): r for r in res.copies.itertuples()}
+    late = copies[("L", "a.csv", 2)]
+    assert (late.status, late.row_count, late.first_seen_run, late.is_late) == ("late_waiting", 2, 1, True)
+    assert {r.status for r in res.copies.itertuples() if r.event_id == "C"} == {"conflicting"}
+    assert list(res.late_events.first_seen_run) == [1]
