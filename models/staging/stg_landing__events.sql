@@ -17,6 +17,8 @@
         ]),
         meta={'rerun_safe': {'volatile_columns': ['_loaded_run_seq'], 'records_deliveries': true}},
         post_hook=[
+            "{{ rerun_safe.mark_changed_deliveries(ref('stg_landing__deliveries')) }}",
+            "{{ rerun_safe.drop_rows_of_changed_deliveries(ref('stg_landing__deliveries')) }}",
             "{{ rerun_safe.log_model_run(
                 this_run={'_loaded_run_seq': {
                     'files_loaded': ('count distinct', '_file_id'),

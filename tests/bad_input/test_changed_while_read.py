@@ -1,0 +1,111 @@
+"""Deliveries that change between their inspection (stg_landing__deliveries) and staging's read,
+on DuckDB and on Postgres: nothing read from other bytes is staged under the inspected
+identity, the other deliveries of the run load, and the next run loads the new content once."""
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from tests.bad_input.catalogue import csv_text, row
+from tests.pipeline.project import Pipeline
+
+Change = Callable[[Path], None]
+
+
+@contextmanager
+def changed_before_staging_reads(monkeypatch: pytest.MonkeyPatch, changes: dict[Path, Change]) -> Iterator[list[str]]:
+    """Apply `changes` (a file -> what happens to it) just before the first statement that reads
+    the landing folder for staging (its scan numbers records: `_record_number`), after the
+    inspection committed its verdicts. Yields the statements that fired it (one, or the test fails)."""
+    from dbt.adapters.sql.connections import SQLConnectionManager
+
+    real_add_query = SQLConnectionManager.add_query
+    fired: list[str] = []
+
+    def add_query(self, sql: str, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if not fired and "_record_number" in sql:
+            fired.append(sql)
+            for path, change in changes.items():
+                change(path)
+        return real_add_query(self, sql, *args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(SQLConnectionManager, "add_query", add_query)
+        yield fired
+
+
+def sized(rows: list[dict[str, str]], size: int) -> str:
+    """The CSV of `rows`, the last row's order_id padded so that the text has exactly `size` bytes."""
+    text = csv_text(rows)
+    missing = size - len(text.encode("utf-8"))
+    assert missing >= 0, f"{len(text)} bytes already, over {size}"
+    last = dict(rows[-1], order_id=rows[-1]["order_id"] + "x" * missing)
+    text = csv_text([*rows[:-1], last])
+    assert len(text.encode("utf-8")) == size
+    return text
+
+
+def rewrite_keeping_size_and_mtime(text: str) -> Change:
+    """Other rows in place, the same size, the old mtime put back (cp -p, rsync -t)."""
+    def change(path: Path) -> None:
+        before = path.stat()
+        data = text.encode("utf-8")
+        assert len(data) == before.st_size
+        with open(path, "r+b") as handle:
+            handle.write(data)
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    return change
+
+
+def append(text: str) -> Change:
+    def change(path: Path) -> None:
+        with open(path, "ab") as handle:
+            handle.write(text.encode("utf-8"))
+    return change
+
+
+REWRITTEN = [row("cw2", "1000"), row("cw3", "2000"), row("cw4", "4000")]
+APPENDED = [row("cw6", "30")]
+
+
+def run_scenario(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run 1 loads a; run 2 lists b, c and d, and between the inspection and staging's read b is
+    rewritten (3 other rows, the same size, its mtime restored) and c appended to; run 3 loads
+    what the folder then holds. Each build runs the project's data tests, among them "every
+    landed row is accounted for" (tests/dbt)."""
+    pipeline.land("2026-11-01_a.csv", raw=csv_text([row("cw0", "1")]))
+    pipeline.build()
+    first_b = sized([row("cw1", "100"), row("cw1b", "200")], 400)
+    b = pipeline.land("2026-11-02_b.csv", raw=first_b)
+    c = pipeline.land("2026-11-02_c.csv", raw=csv_text([row("cw5", "10")]))
+    pipeline.land("2026-11-02_d.csv", raw=csv_text([row("cw7", "7")]))
+    changes = {b: rewrite_keeping_size_and_mtime(sized(REWRITTEN, 400)), c: append(csv_text(APPENDED).split("\n", 1)[1])}
+    with changed_before_staging_reads(monkeypatch, changes) as fired:
+        pipeline.build()
+    assert fired, "the change never happened: no statement read the landing folder for staging"
+    # run 2: a and d staged, nothing of b or c (neither the bytes inspected nor the new ones)
+    assert sorted(pipeline.query("select source_file, count(*) from stg_landing__events group by 1")) == [
+        ("2026-11-01_a.csv", 1), ("2026-11-02_d.csv", 1)]
+    assert pipeline.scalar("select count(*) from rerun_safe_loaded_files") == 2
+    assert sorted(pipeline.query(
+        "select file_name, status, reason from stg_landing__deliveries where file_name in ('2026-11-02_b.csv', '2026-11-02_c.csv')"
+    )) == [("2026-11-02_b.csv", "rejected", "changed_while_read"), ("2026-11-02_c.csv", "rejected", "changed_while_read")]
+    assert pipeline.net_total() == 8
+    # run 3: judged again, loaded once: b's three new rows, c's two
+    pipeline.build()
+    assert sorted(pipeline.query("select source_file, count(*) from stg_landing__events group by 1")) == [
+        ("2026-11-01_a.csv", 1), ("2026-11-02_b.csv", 3), ("2026-11-02_c.csv", 2), ("2026-11-02_d.csv", 1)]
+    assert pipeline.scalar("select count(distinct _row_id) from stg_landing__events") == 7
+    assert pipeline.net_total() == 1 + 7000 + 10 + 30 + 7
+    # run 4, nothing new: nothing read again
+    pipeline.build()
+    assert pipeline.scalar("select count(*) from stg_landing__events") == 7
+    assert pipeline.scalar("select count(*) from rerun_safe_loaded_files") == 4
+
+
+def test_a_delivery_changed_while_read_is_deferred_then_loaded_once(pipeline: Pipeline, monkeypatch) -> None:
+    run_scenario(pipeline, monkeypatch)
