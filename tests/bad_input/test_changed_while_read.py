@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.bad_input.catalogue import csv_text, row
+from tests.bad_input.test_deliveries_over_time import frozen_stat
 from tests.pipeline.project import Pipeline
 
 Change = Callable[[Path], None]
@@ -108,4 +109,41 @@ def run_scenario(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_delivery_changed_while_read_is_deferred_then_loaded_once(pipeline: Pipeline, monkeypatch) -> None:
+    """Each inspection is stamped 3 s later than it ran, so its verdict trusts the stat (past
+    the 2 s rule): the change is seen by the stat alone (the rewrite moved the change time)."""
+    import rerun_safe_duckdb
+
+    real_inspect = rerun_safe_duckdb.inspect_delivery
+
+    def inspection(path: str):
+        found = real_inspect(path)
+        return {**found, "inspected_at_ns": found["inspected_at_ns"] + 3 * 10**9}
+
+    monkeypatch.setattr(rerun_safe_duckdb, "inspect_delivery", inspection)
     run_scenario(pipeline, monkeypatch)
+
+
+def test_a_change_the_stat_cannot_show_is_seen_by_the_bytes(pipeline: Pipeline, monkeypatch) -> None:
+    """A rewrite in place in the same clock tick (the listing reports one fixed mtime and ctime,
+    the inspection within 2 s of it): the stat is the same, so the file is hashed again after
+    staging's read, and the other MD5 defers it; the next run loads the new rows once."""
+    frozen_stat(monkeypatch, ctime_ns=1_700_000_000 * 10**9, inspected_after_ns=10**9)
+    pipeline.land("2026-11-01_a.csv", raw=csv_text([row("cb0", "1")]))
+    pipeline.build()
+    b = pipeline.land("2026-11-02_b.csv", raw=sized([row("cb1", "100"), row("cb1b", "200")], 400))
+    inode = b.stat().st_ino
+    with changed_before_staging_reads(monkeypatch, {b: rewrite_keeping_size_and_mtime(sized(REWRITTEN, 400))}) as fired:
+        pipeline.build()
+    assert fired and b.stat().st_ino == inode
+    assert pipeline.query("select source_file from stg_landing__events") == [("2026-11-01_a.csv",)]
+    assert pipeline.query("select status, reason from stg_landing__deliveries where file_name = '2026-11-02_b.csv'") == [
+        ("rejected", "changed_while_read")]
+    pipeline.build()
+    assert pipeline.scalar("select count(*) from stg_landing__events where source_file = '2026-11-02_b.csv'") == 3
+    assert pipeline.net_total() == 1 + 7000
+
+
+def test_a_delivery_changed_while_read_is_deferred_then_loaded_once_on_postgres(pg, monkeypatch) -> None:
+    """The same on the Postgres target, whose server reads the files (pg_stat_file: whole
+    seconds, no inode; pg_read_binary_file)."""
+    run_scenario(pg, monkeypatch)
