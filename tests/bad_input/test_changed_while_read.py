@@ -147,3 +147,30 @@ def test_a_delivery_changed_while_read_is_deferred_then_loaded_once_on_postgres(
     """The same on the Postgres target, whose server reads the files (pg_stat_file: whole
     seconds, no inode; pg_read_binary_file)."""
     run_scenario(pg, monkeypatch)
+
+
+def test_bytes_that_changed_are_never_decoded_on_postgres(pg, monkeypatch) -> None:
+    """Postgres reads a delivery's bytes once and decodes them only when their MD5 is the
+    inspected one: a file rewritten with a byte that is not UTF-8 (the same size) between the
+    inspection and staging's read fails nothing; it is deferred, and the next run rejects it
+    (invalid_encoding)."""
+    pg.land("2026-11-01_a.csv", raw=csv_text([row("cu0", "1")]))
+    pg.build()
+    text = csv_text([row("cu1", "100")])
+    b = pg.land("2026-11-02_b.csv", raw=text)
+
+    def not_utf8(path: Path) -> None:
+        data = path.read_bytes()
+        at = data.index(b"co1")
+        path.write_bytes(data[:at] + b"\xff" + data[at + 1:])
+
+    with changed_before_staging_reads(monkeypatch, {b: not_utf8}) as fired:
+        pg.build()
+    assert fired
+    assert pg.query("select source_file from stg_landing__events") == [("2026-11-01_a.csv",)]
+    assert pg.query("select status, reason from stg_landing__deliveries where file_name = '2026-11-02_b.csv'") == [
+        ("rejected", "changed_while_read")]
+    pg.build()
+    assert sorted(pg.query("select reason from stg_landing__deliveries where file_name = '2026-11-02_b.csv'")) == [
+        ("changed_while_read",), ("invalid_encoding",)]
+    assert pg.net_total() == 1
