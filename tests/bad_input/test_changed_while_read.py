@@ -1,6 +1,7 @@
 """Deliveries that change between their inspection (stg_landing__deliveries) and staging's read,
 on DuckDB and on Postgres: nothing read from other bytes is staged under the inspected
 identity, the other deliveries of the run load, and the next run loads the new content once."""
+
 from __future__ import annotations
 
 import os
@@ -52,6 +53,7 @@ def sized(rows: list[dict[str, str]], size: int) -> str:
 
 def rewrite_keeping_size_and_mtime(text: str) -> Change:
     """Other rows in place, the same size, the old mtime put back (cp -p, rsync -t)."""
+
     def change(path: Path) -> None:
         before = path.stat()
         data = text.encode("utf-8")
@@ -59,6 +61,7 @@ def rewrite_keeping_size_and_mtime(text: str) -> Change:
         with open(path, "r+b") as handle:
             handle.write(data)
         os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
     return change
 
 
@@ -66,6 +69,7 @@ def append(text: str) -> Change:
     def change(path: Path) -> None:
         with open(path, "ab") as handle:
             handle.write(text.encode("utf-8"))
+
     return change
 
 
@@ -84,22 +88,37 @@ def run_scenario(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch) -> None:
     b = pipeline.land("2026-11-02_b.csv", raw=first_b)
     c = pipeline.land("2026-11-02_c.csv", raw=csv_text([row("cw5", "10")]))
     pipeline.land("2026-11-02_d.csv", raw=csv_text([row("cw7", "7")]))
-    changes = {b: rewrite_keeping_size_and_mtime(sized(REWRITTEN, 400)), c: append(csv_text(APPENDED).split("\n", 1)[1])}
+    changes = {
+        b: rewrite_keeping_size_and_mtime(sized(REWRITTEN, 400)),
+        c: append(csv_text(APPENDED).split("\n", 1)[1]),  # the rows only, no header
+    }
     with changed_before_staging_reads(monkeypatch, changes) as fired:
         pipeline.build()
     assert fired, "the change never happened: no statement read the landing folder for staging"
     # run 2: a and d staged, nothing of b or c (neither the bytes inspected nor the new ones)
     assert sorted(pipeline.query("select source_file, count(*) from stg_landing__events group by 1")) == [
-        ("2026-11-01_a.csv", 1), ("2026-11-02_d.csv", 1)]
+        ("2026-11-01_a.csv", 1),
+        ("2026-11-02_d.csv", 1),
+    ]
     assert pipeline.scalar("select count(*) from rerun_safe_loaded_files") == 2
-    assert sorted(pipeline.query(
-        "select file_name, status, reason from stg_landing__deliveries where file_name in ('2026-11-02_b.csv', '2026-11-02_c.csv')"
-    )) == [("2026-11-02_b.csv", "rejected", "changed_while_read"), ("2026-11-02_c.csv", "rejected", "changed_while_read")]
+    assert sorted(
+        pipeline.query(
+            "select file_name, status, reason from stg_landing__deliveries"
+            " where file_name in ('2026-11-02_b.csv', '2026-11-02_c.csv')"
+        )
+    ) == [
+        ("2026-11-02_b.csv", "rejected", "changed_while_read"),
+        ("2026-11-02_c.csv", "rejected", "changed_while_read"),
+    ]
     assert pipeline.net_total() == 8
     # run 3: judged again, loaded once: b's three new rows, c's two
     pipeline.build()
     assert sorted(pipeline.query("select source_file, count(*) from stg_landing__events group by 1")) == [
-        ("2026-11-01_a.csv", 1), ("2026-11-02_b.csv", 3), ("2026-11-02_c.csv", 2), ("2026-11-02_d.csv", 1)]
+        ("2026-11-01_a.csv", 1),
+        ("2026-11-02_b.csv", 3),
+        ("2026-11-02_c.csv", 2),
+        ("2026-11-02_d.csv", 1),
+    ]
     assert pipeline.scalar("select count(distinct _row_id) from stg_landing__events") == 7
     assert pipeline.net_total() == 1 + 7000 + 10 + 30 + 7
     # run 4, nothing new: nothing read again
@@ -136,8 +155,9 @@ def test_a_change_the_stat_cannot_show_is_seen_by_the_bytes(pipeline: Pipeline, 
         pipeline.build()
     assert fired and b.stat().st_ino == inode
     assert pipeline.query("select source_file from stg_landing__events") == [("2026-11-01_a.csv",)]
-    assert pipeline.query("select status, reason from stg_landing__deliveries where file_name = '2026-11-02_b.csv'") == [
-        ("rejected", "changed_while_read")]
+    assert pipeline.query(
+        "select status, reason from stg_landing__deliveries where file_name = '2026-11-02_b.csv'"
+    ) == [("rejected", "changed_while_read")]
     pipeline.build()
     assert pipeline.scalar("select count(*) from stg_landing__events where source_file = '2026-11-02_b.csv'") == 3
     assert pipeline.net_total() == 1 + 7000
@@ -162,15 +182,18 @@ def test_bytes_that_changed_are_never_decoded_on_postgres(pg, monkeypatch) -> No
     def not_utf8(path: Path) -> None:
         data = path.read_bytes()
         at = data.index(b"co1")
-        path.write_bytes(data[:at] + b"\xff" + data[at + 1:])
+        path.write_bytes(data[:at] + b"\xff" + data[at + 1 :])
 
     with changed_before_staging_reads(monkeypatch, {b: not_utf8}) as fired:
         pg.build()
     assert fired
     assert pg.query("select source_file from stg_landing__events") == [("2026-11-01_a.csv",)]
     assert pg.query("select status, reason from stg_landing__deliveries where file_name = '2026-11-02_b.csv'") == [
-        ("rejected", "changed_while_read")]
+        ("rejected", "changed_while_read")
+    ]
     pg.build()
     assert sorted(pg.query("select reason from stg_landing__deliveries where file_name = '2026-11-02_b.csv'")) == [
-        ("changed_while_read",), ("invalid_encoding",)]
+        ("changed_while_read",),
+        ("invalid_encoding",),
+    ]
     assert pg.net_total() == 1
