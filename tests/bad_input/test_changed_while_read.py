@@ -73,6 +73,18 @@ def append(text: str) -> Change:
     return change
 
 
+def test_the_md5_staging_checks_is_the_inspections(tmp_path: Path) -> None:
+    """rerun_safe_content_md5, staging's hash after its read, gives the inspection's MD5 of the
+    same bytes (here over several of its 1 MiB pieces), and null for a file it cannot read."""
+    from rerun_safe_duckdb import content_md5, inspect_delivery
+
+    path = tmp_path / "big.csv"
+    path.write_bytes(csv_text([row(f"m{i}", order_id="o" * 200) for i in range(12000)]).encode("utf-8"))
+    assert path.stat().st_size > 2 * (1 << 20)
+    assert content_md5(str(path)) == inspect_delivery(str(path))["content_md5"]
+    assert content_md5(str(tmp_path / "gone.csv")) is None
+
+
 REWRITTEN = [row("cw2", "1000"), row("cw3", "2000"), row("cw4", "4000")]
 APPENDED = [row("cw6", "30")]
 

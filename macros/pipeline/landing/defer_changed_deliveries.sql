@@ -24,7 +24,7 @@
 {% macro default__mark_changed_deliveries(deliveries) %}{% endmacro %}
 
 {% macro duckdb__mark_changed_deliveries(deliveries) %}
-    {{- rerun_safe.mark_changed_deliveries_sql(deliveries, 'rerun_safe_inspect_delivery(candidate.path).content_md5') -}}
+    {{- rerun_safe.mark_changed_deliveries_sql(deliveries, 'rerun_safe_content_md5(candidate.path)') -}}
 {% endmacro %}
 
 {% macro postgres__mark_changed_deliveries(deliveries) %}
