@@ -191,11 +191,6 @@ def test_bytes_that_changed_are_never_decoded_on_postgres(pg, monkeypatch) -> No
     text = csv_text([row("cu1", "100")])
     b = pg.land("2026-11-02_b.csv", raw=text)
 
-    def not_utf8(path: Path) -> None:
-        data = path.read_bytes()
-        at = data.index(b"co1")
-        path.write_bytes(data[:at] + b"\xff" + data[at + 1 :])
-
     with changed_before_staging_reads(monkeypatch, {b: not_utf8}) as fired:
         pg.build()
     assert fired
@@ -209,3 +204,35 @@ def test_bytes_that_changed_are_never_decoded_on_postgres(pg, monkeypatch) -> No
         ("invalid_encoding",),
     ]
     assert pg.net_total() == 1
+
+
+def not_utf8(path: Path) -> None:
+    """One byte of the file replaced by 0xff (the same size): the file is no longer UTF-8."""
+    data = path.read_bytes()
+    at = data.index(b"co1")
+    path.write_bytes(data[:at] + b"\xff" + data[at + 1 :])
+
+
+def test_a_change_that_fails_the_reader_does_not_stick_the_next_run(pipeline: Pipeline, monkeypatch) -> None:
+    """DuckDB's reader fails on a byte that is not UTF-8 written between the inspection and its
+    read: that run fails before COMMIT, nothing of it staged. The next run judges the file again
+    (rejected, invalid_encoding); the delivery inspected before is superseded by it
+    (changed_while_read), not owed, and the other delivery of the failed run loads."""
+    pipeline.land("2026-11-01_a.csv", raw=csv_text([row("cf0", "1")]))
+    pipeline.build()
+    b = pipeline.land("2026-11-02_b.csv", raw=csv_text([row("cf1", "100")]))
+    pipeline.land("2026-11-02_d.csv", raw=csv_text([row("cf2", "20")]))
+    with changed_before_staging_reads(monkeypatch, {b: not_utf8}) as fired:
+        failed = pipeline.dbt("build")
+    assert fired and not failed.success
+    assert failed.status_of("stg_landing__events") == "error"
+    assert pipeline.scalar("select count(*) from stg_landing__events") == 1
+    pipeline.build()
+    assert sorted(pipeline.query("select source_file from stg_landing__events")) == [
+        ("2026-11-01_a.csv",),
+        ("2026-11-02_d.csv",),
+    ]
+    assert sorted(
+        pipeline.query("select status, reason from stg_landing__deliveries where file_name = '2026-11-02_b.csv'")
+    ) == [("rejected", "changed_while_read"), ("rejected", "invalid_encoding")]
+    assert pipeline.net_total() == 21

@@ -16,7 +16,13 @@
     it), so it is neither loaded nor owed: the next run lists the file with another stat,
     inspects it again and loads what it then holds, as a delivery of its own (the same bytes
     again are the same identity, whose verdict is replaced by the new one). The other
-    deliveries of the run load. Spark: not checked (an empty hook, which dbt skips). -#}
+    deliveries of the run load.
+
+    The same holds for a delivery accepted by an earlier run, never loaded (its run failed, or
+    staging's reader failed on the changed bytes), whose name is listed now with other bytes:
+    it changed before staging could read it, so it is superseded by what the file holds now
+    (deliveries_to_stage does not count it as owed). A delivery gone with its name is still
+    owed, and named. Spark: not checked (an empty hook, which dbt skips). -#}
 {% macro mark_changed_deliveries(deliveries) %}
     {{- return(adapter.dispatch('mark_changed_deliveries', 'rerun_safe')(deliveries)) -}}
 {% endmacro %}
@@ -48,15 +54,36 @@
         where
             candidate.status = 'accepted'
             and candidate.records > 0
-            and candidate.last_seen_run_seq = {{ rerun_safe.current_run_seq() }}
             and (
-                candidate.file_id in (
-                    select staged._file_id from {{ this }} as staged
-                    where staged._loaded_run_seq = {{ rerun_safe.current_run_seq() }}
+                (
+                    candidate.last_seen_run_seq < {{ rerun_safe.current_run_seq() }}
+                    and candidate.file_id not in (select loaded.file_id from {{ rerun_safe.loaded_files_relation() }} as loaded)
+                    and exists (
+                        select 1 from {{ deliveries }} as present
+                        where
+                            present.file_name = candidate.file_name
+                            and present.last_seen_run_seq = {{ rerun_safe.current_run_seq() }}
+                    )
                 )
-                or candidate.file_id not in ({{ rerun_safe.loaded_file_ids_sql(this) }})
+                or (
+                    candidate.last_seen_run_seq = {{ rerun_safe.current_run_seq() }}
+                    and (
+                        candidate.file_id in (
+                            select staged._file_id from {{ this }} as staged
+                            where staged._loaded_run_seq = {{ rerun_safe.current_run_seq() }}
+                        )
+                        or candidate.file_id not in ({{ rerun_safe.loaded_file_ids_sql(this) }})
+                    )
+                    and {{ rerun_safe.changed_since_inspection(md5_now) }}
+                )
             )
-            and case
+    )
+{% endmacro %}
+
+{#- True when the file of `candidate` is not the one its verdict describes any more, by the
+    stat listed now (`listed`), else, within the 2-second rule, by its MD5 now. -#}
+{% macro changed_since_inspection(md5_now) %}
+            case
                 when listed.file_name is null then true
                 when
                     listed.size != candidate.size
@@ -68,7 +95,6 @@
                 when coalesce(candidate.inspected_at_ns > candidate.ctime_ns + 2000000000, false) then false
                 else coalesce({{ md5_now }} != candidate.content_md5, true)
             end
-    )
 {% endmacro %}
 
 {#- The rows this run staged from a delivery whose verdict is now `rejected` (changed_while_read:
