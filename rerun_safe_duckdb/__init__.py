@@ -1,13 +1,17 @@
 """The landing door on DuckDB: list a folder and inspect each delivery, exactly.
 
 A dbt-duckdb plugin (profiles.yml: ``plugins: [{module: rerun_safe_duckdb}]``) that registers
-two SQL functions on every connection:
+three SQL functions on every connection:
 
 ``rerun_safe_list_landing(folder)``
     Every candidate delivery in ``folder``: names ending in ``.csv`` (any case) that do not
     start with a dot, with their size, modification and change times in nanoseconds, inode and
     kind (``file``, ``symlink`` or ``other``; ``invalid_name`` for a name that is not UTF-8,
     which is then shown escaped: ``shown_name``). Raises when the folder does not exist.
+
+``rerun_safe_content_md5(path)``
+    The MD5 of one file's bytes now, null when it cannot be read: staging's check that a
+    delivery it read is still the one inspected.
 
 ``rerun_safe_inspect_delivery(path)``
     Reads one file once: its MD5 (the delivery's identity, with its name) and its verdict:
@@ -275,6 +279,20 @@ def inspect_delivery(path: str) -> dict[str, Any]:
     return verdict.as_row()
 
 
+def content_md5(path: str) -> str | None:
+    """The MD5 of a file's bytes now, read in pieces (None when it cannot be read): staging's
+    check, after its read, that a delivery whose stat cannot tell is still the one inspected
+    (macros/pipeline/landing/defer_changed_deliveries.sql). Hashing only: no verdict."""
+    digest = hashlib.md5()
+    try:
+        with open(path, "rb") as handle:
+            for piece in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(piece)
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
 class _PluginBase:  # the dbt-duckdb base class, imported lazily so `judge` needs no dbt
     pass
 
@@ -307,4 +325,7 @@ class Plugin(OneWriter, _PluginBase):  # type: ignore[misc,valid-type]
         )
         conn.create_function(
             "rerun_safe_inspect_delivery", inspect_delivery, ["VARCHAR"], INSPECTION_TYPE, side_effects=True,
+        )
+        conn.create_function(
+            "rerun_safe_content_md5", content_md5, ["VARCHAR"], "VARCHAR", side_effects=True,
         )

@@ -3,7 +3,9 @@
     Incremental by delivery: each run reads the accepted deliveries (stg_landing__deliveries)
     present in the landing folder that it has not loaded completely, and inserts the records
     it has not staged yet (keyed on _row_id = delivery and record), so a delivery is never
-    staged twice, whatever the source window did before (see docs/architecture.md). -#}
+    staged twice, whatever the source window did before (see docs/architecture.md). A delivery
+    whose file changed since its inspection is not loaded (its first two post-hooks,
+    macros/pipeline/landing/defer_changed_deliveries.sql). -#}
 {%- set files_mode = rerun_safe.source_window() == 'files' -%}
 {{
     config(
@@ -17,6 +19,8 @@
         ]),
         meta={'rerun_safe': {'volatile_columns': ['_loaded_run_seq'], 'records_deliveries': true}},
         post_hook=[
+            "{{ rerun_safe.mark_changed_deliveries(ref('stg_landing__deliveries')) }}",
+            "{{ rerun_safe.drop_rows_of_changed_deliveries(ref('stg_landing__deliveries')) }}",
             "{{ rerun_safe.log_model_run(
                 this_run={'_loaded_run_seq': {
                     'files_loaded': ('count distinct', '_file_id'),

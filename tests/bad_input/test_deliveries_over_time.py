@@ -133,7 +133,7 @@ def test_switching_source_window_loses_no_row(pipeline: Pipeline, tmp_path) -> N
     assert pipeline.business_state() == clean.business_state()
 
 
-def _frozen_stat(monkeypatch, *, ctime_ns: int, inspected_after_ns: int) -> None:
+def frozen_stat(monkeypatch, *, ctime_ns: int, inspected_after_ns: int) -> None:
     """The listing reports one fixed mtime and ctime for every file (a rewrite in the same clock
     tick, on a file system whose clock is coarse), and each inspection is stamped
     `inspected_after_ns` after that ctime: the two stamps the racy-window rule compares."""
@@ -165,7 +165,7 @@ def test_an_inspection_within_2_s_of_the_ctime_is_not_trusted(pipeline: Pipeline
     """Inspected 0, 1 or exactly 2 s after the file's ctime, then rewritten with the same size,
     mtime, ctime and inode (one clock tick): the next run inspects the file again and publishes
     the new content."""
-    _frozen_stat(monkeypatch, ctime_ns=1_700_000_000 * 10**9, inspected_after_ns=inspected_after_s * 10**9)
+    frozen_stat(monkeypatch, ctime_ns=1_700_000_000 * 10**9, inspected_after_ns=inspected_after_s * 10**9)
     path = pipeline.land("2026-11-01_a.csv", raw=csv_text([row("rt1", "100")]))
     pipeline.build()
     assert pipeline.net_total() == 100
@@ -179,7 +179,7 @@ def test_an_inspection_past_2_s_of_the_ctime_is_trusted(pipeline: Pipeline, monk
     """The other side of the bound: inspected 2 s + 1 ns after the ctime, an unchanged stat is
     trusted and the file is not read again (here a rewrite that kept even its ctime, which a real
     file system cannot do, goes unseen: that is what trusting the stat means)."""
-    _frozen_stat(monkeypatch, ctime_ns=1_700_000_000 * 10**9, inspected_after_ns=2 * 10**9 + 1)
+    frozen_stat(monkeypatch, ctime_ns=1_700_000_000 * 10**9, inspected_after_ns=2 * 10**9 + 1)
     path = pipeline.land("2026-11-01_a.csv", raw=csv_text([row("rt2", "100")]))
     pipeline.build()
     _rewrite_in_place(path, csv_text([row("rt2", "700", version="2")]))

@@ -37,6 +37,9 @@ CHECKS = (
     # the landing door (docs/bad-input.md)
     Check("records in a delivery = rows staged", "stg_landing__events", r"records but .* staged rows"),
     Check("no delivery listed twice", "stg_landing__events", r"a delivery file would be staged twice"),
+    Check("a delivery changed while read is deferred", "stg_landing__events", r"reason = 'changed_while_read'"),
+    Check("rows of a deferred delivery removed", "stg_landing__events",
+          r"delete from \S+ where _loaded_run_seq = (cast\()?\d+( as bigint\))? and _file_id in"),
     Check("no delivery of this run already staged", "stg_landing__events",
           r"and not exists \( select 1 from \S+ as staged where staged\._loaded_run_seq = (cast\()?\d+( as bigint\))? "
           r"and staged\._file_id = balanced\.file_id",

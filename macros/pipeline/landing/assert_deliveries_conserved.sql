@@ -1,6 +1,7 @@
 {#- Post-hook of staging (before COMMIT): in `files` mode every delivery staged this run now
     has exactly its records staged, no more, no fewer (the inspection counted them with an
-    exact CSV parser; DuckDB's or Postgres's reader must agree). Fails naming the delivery.
+    exact CSV parser; DuckDB's or Postgres's reader must agree); a rejected delivery has none.
+    Fails naming the delivery.
     In lookback mode nothing (an empty hook, which dbt skips).
     The mode is read here, not passed in: dbt renders a hook after the model body, where the
     body's own {% set %} variables are undefined (an argument from there rendered this check to
@@ -15,7 +16,7 @@
     from (
         select
             delivery.file_name,
-            delivery.records,
+            coalesce(delivery.records, 0) as records,
             (select count(*) from {{ this }} as staged where staged._file_id = delivery.file_id) as staged
         from {{ deliveries }} as delivery
         where delivery.file_id in (

@@ -2,7 +2,9 @@
     file_name, path, header), sorted by name. Only deliveries present in this run's listing
     are read. Stops with the file names and the way out when deliveries that must be read are
     gone from the landing folder: loaded ones before a full refresh (it would silently shrink
-    the published history), or accepted ones never loaded completely. -#}
+    the published history), or accepted ones never loaded completely whose name is gone too
+    (a name listed with other bytes was rewritten before it was loaded: superseded, see
+    defer_changed_deliveries.sql). -#}
 {% macro deliveries_to_stage(deliveries, target) %}
     {#- outside a run (compile, show, lint) there is no listing of this run to read -#}
     {%- set current = rerun_safe.run_seq_or_none() -%}
@@ -28,6 +30,12 @@
             and delivery.last_seen_run_seq >= {{ rebuild }}
             and delivery.last_seen_run_seq < {{ current }}
             and delivery.file_id not in ({{ rerun_safe.loaded_file_ids_sql(target) }})
+            {#- a name listed now with other bytes: rewritten before it was loaded, so superseded
+                (mark_changed_deliveries records it as changed_while_read), not owed -#}
+            and not exists (
+                select 1 from {{ deliveries }} as present
+                where present.file_name = delivery.file_name and present.last_seen_run_seq = {{ current }}
+            )
         {%- else %}
         {#- a name still listed with other bytes: the file was rewritten, and its earlier
             content (a delivery of its own) is what a rebuild can no longer read #}

@@ -157,9 +157,25 @@
         cast({{ rerun_safe.string_literal(f.file_name) }} as text) as _file_name,
         parsed.record_number as _record_number
     from ({{ rerun_safe.postgres__csv_records_of(
-        "convert_from(pg_read_binary_file(" ~ rerun_safe.string_literal(f.path) ~ "), 'UTF8')"
+        rerun_safe.postgres_delivery_text(
+            rerun_safe.string_literal(f.path), rerun_safe.string_literal(f.file_name), rerun_safe.string_literal(f.file_id)
+        )
     ) }}) as parsed
 {% endmacro %}
+
+{#- Postgres: the text of a delivery (SQL expressions of its path, name and id), read once, and
+    only when those bytes are the delivery: their MD5 with the name gives its id. Bytes that
+    changed since the inspection give null, so no record, and the file is deferred by
+    mark_changed_deliveries (not recorded as loaded in any case): the rows staged under an
+    identity are always read from the bytes of that identity, and changed bytes are never
+    decoded (a byte that is not UTF-8 cannot fail the statement). `offset 0` keeps the read a
+    subquery of its own, evaluated once. -#}
+{% macro postgres_delivery_text(path, file_name, file_id) -%}
+    (
+        select case when md5({{ file_name }} || ':' || md5(raw.bytes)) = {{ file_id }} then convert_from(raw.bytes, 'UTF8') end
+        from (select pg_read_binary_file({{ path }}) as bytes offset 0) as raw
+    )
+{%- endmacro %}
 
 {#- Postgres, full builds: one scan per distinct header, each a lateral split of every file of
     a VALUES list of (file id, name, path), in place of a UNION ALL branch per file. The rows,
@@ -189,7 +205,7 @@
         {%- endfor %}
     ) as listed (file_id, file_name, path)
     cross join lateral ({{ rerun_safe.postgres__csv_records_of(
-        "convert_from(pg_read_binary_file(listed.path), 'UTF8')"
+        rerun_safe.postgres_delivery_text('listed.path', 'listed.file_name', 'listed.file_id')
     ) }}) as parsed
     {%- if not loop.last %}
     union all
