@@ -14,7 +14,7 @@ from harness.dbt_invoke import DbtRun, DbtSettings
 from harness.deliveries import DEFAULT_BATCH_PATTERN, Batch, discover_batches
 from harness.engines.base import Store
 from harness.engines.duckdb import DuckDBStore
-from harness.hints import hint_for
+from harness.hints import ModelSql, hint_for, models_sql
 from harness.keys import KeyViolation
 from harness.project import Project, load_manifest
 from harness.results import CheckResult, Comparison, Findings, NotJudged, Status
@@ -95,14 +95,33 @@ def manifest_of(run: DbtRun) -> Project:
     return load_manifest(run.target_path, run.rename)
 
 
-def annotate(ctx: CheckContext | None, check: str, comparisons: Sequence[Comparison]) -> None:
-    """Give every differing table its hint, and mark the ones an earlier check of this run
-    already reported (they are listed once, not counted again)."""
+MODEL_SQL = "model_sql"  # ctx.shared: model name -> what its SQL shows (harness.hints)
+
+
+def remember_sql(ctx: CheckContext | None, lanes: Sequence[Lane]) -> None:
+    """Read what each model's SQL shows from the first manifest of these lanes, once per run."""
+    if ctx is None or MODEL_SQL in ctx.shared:
+        return
+    for lane in lanes:
+        for run in lane.runs:
+            manifest = run.target_path / "manifest.json"
+            if manifest.exists():
+                ctx.shared[MODEL_SQL] = models_sql(manifest)
+                return
+
+
+def annotate(
+    ctx: CheckContext | None, check: str, comparisons: Sequence[Comparison], lanes: Sequence[Lane] = ()
+) -> None:
+    """Give every differing table its hint (from the diff and what the model's SQL shows), and
+    mark the ones an earlier check of this run already reported (listed once, not counted again)."""
+    remember_sql(ctx, lanes)
+    known: dict[str, ModelSql] = ctx.shared.get(MODEL_SQL, {}) if ctx is not None else {}
     for comparison in comparisons:
         for diff in comparison.diffs:
             if diff.identical:
                 continue
-            diff.hint = hint_for(diff, check, comparison.label)
+            diff.hint = hint_for(diff, check, comparison.label, known.get(diff.table.split(".")[-1].lower()))
             name = diff.table.split(".")[-1]
             if ctx is not None and ctx.explained.get(name, check) != check:
                 diff.explained_by = ctx.explained[name]
@@ -232,7 +251,7 @@ def finish(
     compared" figures; the result's figures are final (a check does not edit them after)."""
     findings = lane_findings(ctx, name, lanes)
     set_aside_skipped(comparisons, findings.dbt_skipped)
-    annotate(ctx, name, comparisons)
+    annotate(ctx, name, comparisons, lanes)
     figures: dict[str, object] = {}
     if compares:
         figures["tables judged"] = len({d.table for c in comparisons for d in c.diffs})

@@ -135,6 +135,20 @@ class Store:
         """The env vars that point the harness's profile at `place`."""
         raise NotImplementedError
 
+    def unroot(self, snapshot: Snapshot, roots: Sequence[str], placeholder: str) -> int:
+        """In a snapshot's copies, replace each of `roots` (a lane's landing folder) in text
+        values by `placeholder`, so a value that holds a landed file's path compares equal
+        across lanes. Returns how many values changed. Default: nothing (a server reads no
+        landing folder of a lane by path)."""
+        del snapshot, roots, placeholder
+        return 0
+
+    def other_parallelism(self) -> tuple[dict[str, str], str]:
+        """Env vars that make the engine run a build's queries with another parallelism (a
+        correct model gives the same rows), and what they change; ({}, why not) when the
+        harness cannot set it from outside the profile."""
+        return {}, f"{self.adapter}: the engine's parallelism is not settable from outside the profile"
+
     def schema_map(self, place: str) -> tuple[str, str] | None:
         """(physical schema prefix, logical schema prefix) of a lane, to read its manifests
         with logical schemas; None when schemas are the same in every lane (DuckDB)."""
