@@ -19,7 +19,7 @@ from harness.keys import KeyViolation
 from harness.project import Project, load_manifest
 from harness.results import CheckResult, Comparison, Findings, NotJudged, Status
 from harness.sources import SourceLoader
-from harness.workspace import Lane, Progress
+from harness.workspace import Lane, Progress, cannot_start
 
 
 def _silent(message: str) -> None:
@@ -206,7 +206,9 @@ def build_failed(name: str, started: float, lane: Lane, run: DbtRun) -> CheckRes
         test_failures=tuple(run.test_failures),
     )
     return _with_skips(found, run.skip_causes()).into(
-        CheckResult(name=name, status=Status.ERROR, duration_s=time.monotonic() - started)
+        CheckResult(
+            name=name, status=Status.ERROR, duration_s=time.monotonic() - started, cannot_start=cannot_start(run)
+        )
     )
 
 
@@ -284,8 +286,10 @@ def finish(
         if not (ctx is not None and ctx.explains_error(problem, name))
     ]
     status = Status.FAIL if failed else (Status.NOT_EXERCISED if nothing else Status.PASS)
+    stopped = ""
     if first_failed:
         status = Status.ERROR
+        stopped = next((cannot_start(lane.runs[0]) for lane in lanes if lane.runs and cannot_start(lane.runs[0])), "")
     return findings.into(
         CheckResult(
             name=name,
@@ -295,5 +299,6 @@ def finish(
             duration_s=time.monotonic() - started,
             exercised=figures,
             reason=nothing if status is Status.NOT_EXERCISED else "",
+            cannot_start=stopped,
         )
     )

@@ -60,6 +60,11 @@ NO_UNIQUE_KEY = (
     "the model has no unique_key: a new version of a key already loaded is appended beside "
     "the old row instead of replacing it; give the model a unique_key (merge / delete+insert)"
 )
+NULLABLE_KEY = (
+    "the unique_key has a column that is NULL in {keys} repeated key(s): a merge compares keys "
+    "with `=`, and NULL = NULL is not true, so such a row never matches the row already held and "
+    "is inserted again on every run; key on columns that are never NULL (coalesce the column)"
+)
 NO_KNOWN_CAUSE = (
     "no known cause: the difference ({kinds}) fits no rule the harness knows for this model's "
     "SQL; look at the sample rows"
@@ -123,6 +128,7 @@ class ModelSql:
     build_time: tuple[str, ...] = ()  # build-time functions the SQL names, as written
     wall_clock_filter: tuple[str, ...] = ()  # wall-clock functions in a filter (where ...)
     window_over_batch: bool = False  # a window function beside an is_incremental() filter
+    window_columns: tuple[str, ...] = ()  # columns the SQL computes with a window (`over (...) as c`)
     microbatch: bool = False
     lookback: int = 1  # microbatch's lookback (dbt's default 1)
     unique_key: bool = False  # a unique_key config
@@ -140,6 +146,20 @@ def _found(pattern: re.Pattern[str], text: str) -> tuple[str, ...]:
         if word not in seen:
             seen.append(word)
     return tuple(seen)
+
+
+def window_aliases(code: str) -> tuple[str, ...]:
+    """The column names given to window expressions: `... over (...) [= 1] as name`."""
+    found: list[str] = []
+    for match in WINDOW.finditer(code):
+        depth, index = 1, match.end()
+        while index < len(code) and depth:
+            depth += {"(": 1, ")": -1}.get(code[index], 0)
+            index += 1
+        tail = re.match(r"[^,()]*?\bas\s+\"?(\w+)\"?", code[index : index + 200], re.IGNORECASE | re.DOTALL)
+        if tail and tail.group(1).lower() not in found:
+            found.append(tail.group(1).lower())
+    return tuple(found)
 
 
 def _in_filter(before: str) -> bool:
@@ -175,6 +195,7 @@ def model_sql(node: Mapping[str, Any]) -> ModelSql:
         build_time=_found(BUILD_TIME, code),
         wall_clock_filter=tuple(dict.fromkeys(filtered)),
         window_over_batch=incremental and bool(WINDOW.search(raw)),
+        window_columns=window_aliases(raw),
         microbatch=str(config.get("incremental_strategy") or "").lower() == "microbatch",
         lookback=int(lookback) if isinstance(lookback, int) else 1,
         unique_key=bool(config.get("unique_key")),
@@ -206,6 +227,11 @@ def _columns(diff: TableDiff) -> str:
     return ", ".join(sorted(diff.changed_columns)) or "rows"
 
 
+def _by_window(diff: TableDiff, known: ModelSql) -> bool:
+    """Did a window function over the incremental batch compute a column that changed?"""
+    return known.window_over_batch and any(c.lower() in known.window_columns for c in diff.changed_columns)
+
+
 def _no_known_cause(diff: TableDiff) -> str:
     return NO_KNOWN_CAUSE.format(kinds=", ".join(diff.kinds()) or "rows differ")
 
@@ -234,6 +260,8 @@ def hint_for(diff: TableDiff, check: str, label: str = "", sql: ModelSql | None 
         and more_duplicate_keys
     ):
         return NO_UNIQUE_KEY
+    if diff.null_key_duplicates_right and more_duplicate_keys:
+        return NULLABLE_KEY.format(keys=diff.null_key_duplicates_right)
     if check in ("idempotency", "replay", "concurrency") and (
         (added_only and (diff.duplicated_groups or not diff.key)) or more_duplicate_keys
     ):
@@ -241,7 +269,7 @@ def hint_for(diff: TableDiff, check: str, label: str = "", sql: ModelSql | None 
     if check in ("idempotency", "replay") and (only_columns or diff.changed_columns):
         if known.reads_this:
             return READS_THIS.format(columns=_columns(diff))
-        if known.window_over_batch:
+        if _by_window(diff, known):
             return WINDOW_OVER_BATCH.format(columns=_columns(diff))
         if known.build_time and only_columns:
             return VOLATILE.format(columns=_columns(diff), functions=", ".join(known.build_time))
@@ -254,10 +282,8 @@ def hint_for(diff: TableDiff, check: str, label: str = "", sql: ModelSql | None 
             return MICROBATCH_LOOKBACK.format(lookback=known.lookback)
         if known.unique_key_repeats and lost:
             return KEY_REPEATS_PARTITION
-        if known.window_over_batch and diff.changed_columns:
+        if _by_window(diff, known) and not reordered(label):
             return WINDOW_OVER_BATCH.format(columns=_columns(diff))
-        if known.reads_this and diff.changed_columns and not diff.keys_removed and check != "crash":
-            return READS_THIS.format(columns=_columns(diff))
     # a key repeated on the reference side, with no key lost: the key misses part of the grain
     # (a key lost is rows dropped by the route, below; the key check names the repeats)
     if (

@@ -89,6 +89,8 @@ class TableDiff:
     duplicated_groups: int = 0  # identical rows present on both sides with different counts
     duplicate_keys_left: int = 0
     duplicate_keys_right: int = 0
+    # keys of the right side repeated with a NULL in one of their columns (a merge never matches them)
+    null_key_duplicates_right: int = 0
     keys_removed: int = 0
     keys_added: int = 0
     keys_changed: int = 0
@@ -296,6 +298,9 @@ class CheckResult:
     # model name -> dbt's reason it skipped the model in a build of this check (the upstream
     # node that failed, its status and message): reported as such, never as a difference
     dbt_skipped: dict[str, str] = field(default_factory=dict)
+    # dbt's error when the check's first build could not start (no node built: a parse or
+    # compile error, a missing file or extension): every later check would fail the same way
+    cannot_start: str = ""
 
     @property
     def passed(self) -> bool:

@@ -268,6 +268,18 @@ class Lane:
         ]
 
 
+BUILT_STATUSES = frozenset({"success", "pass", "warn", "fail"})
+
+
+def cannot_start(run: DbtRun) -> str:
+    """dbt's error when a build built nothing: dbt itself failed (parsing, a missing file, a
+    profile or an extension it could not load) or every node errored. "" when any node ran."""
+    if any(node.status in BUILT_STATUSES for node in run.nodes):
+        return ""
+    problems = run.problems
+    return problems[0] if problems else ""
+
+
 ARTIFACTS = ("run_results.json", "manifest.json")
 
 

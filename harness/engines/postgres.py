@@ -9,7 +9,6 @@ identifiers only; values go as parameters. A checkpoint copies tables with `crea
 from __future__ import annotations
 
 import os
-
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
