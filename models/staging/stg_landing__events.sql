@@ -15,7 +15,7 @@
             {'columns': ['event_key']},
             {'columns': ['amount_cents']},
         ]),
-        meta={'rerun_safe': {'volatile_columns': ['_loaded_run_seq'], 'records_deliveries': true}},
+        meta={'rerun_safe': {'volatile_columns': ['_loaded_run_seq'], 'records_deliveries': true, 'reads_file_layout': true}},
         post_hook=[
             "{{ rerun_safe.log_model_run(
                 this_run={'_loaded_run_seq': {

@@ -130,3 +130,32 @@ def test_repeated_keys_with_a_null_column_are_counted(tmp_path: Path) -> None:
     diff = diff_sides(con, "main.t", Side("l", relation_columns(con, "l")), Side("r", relation_columns(con, "r")),
                       key=("id", "code"))
     assert diff.duplicate_keys_right == 1 and diff.null_key_duplicates_right == 1
+
+
+def test_a_model_reading_its_files_layout_and_its_children_only_warn(tmp_path: Path) -> None:
+    import json
+
+    from harness.checks.determinism import downstream_of, layout_readers, warn_layout
+    from harness.project import Model, Project
+    from harness.results import Comparison, TableDiff
+
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({"nodes": {
+        "model.p.stg": {"config": {"meta": {"rerun_safe": {"reads_file_layout": True}}}},
+        "model.p.fct": {"config": {"meta": {}}},
+        "model.p.other": {"meta": {"rerun_safe": {"reads_file_layout": False}}},
+    }}))
+    readers = layout_readers(manifest)
+    assert readers == ["model.p.stg"]
+
+    def model(name: str, *parents: str) -> Model:
+        return Model(f"model.p.{name}", name, "model", "", "main", name, "table", parents=parents)
+
+    project = Project("p", (model("stg"), model("fct", "model.p.stg"), model("other")))
+    assert downstream_of(project, readers) == {"stg": "stg", "fct": "stg"}
+    comparison = Comparison(label="reversed", left="a", right="b", diffs=[
+        TableDiff(table=f"main.{name}", surplus_left=1, surplus_right=1) for name in ("stg", "fct", "other")
+    ])
+    warn_layout(comparison, downstream_of(project, readers))
+    assert [bool(d.warning) for d in comparison.diffs] == [True, True, False]
+    assert "stg reads its delivery files' layout" in comparison.diffs[1].warning
