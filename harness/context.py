@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -14,7 +14,7 @@ from harness.dbt_invoke import DbtRun, DbtSettings
 from harness.deliveries import DEFAULT_BATCH_PATTERN, Batch, discover_batches
 from harness.engines.base import Store
 from harness.engines.duckdb import DuckDBStore
-from harness.hints import ModelSql, hint_for, models_sql
+from harness.hints import ModelSql, hint_for, in_delivery_files, models_sql
 from harness.keys import KeyViolation
 from harness.project import Project, load_manifest
 from harness.results import CheckResult, Comparison, Findings, NotJudged, Status
@@ -110,6 +110,17 @@ def remember_sql(ctx: CheckContext | None, lanes: Sequence[Lane]) -> None:
                 return
 
 
+def in_input(ctx: CheckContext | None) -> Callable[[str], bool] | None:
+    """Whether a value appears in the run's delivery files (None: no deliveries to look in)."""
+    if ctx is None or ctx.deliveries is None:
+        return None
+    try:
+        files = [f for batch in ctx.batches() for f in batch.files]
+    except (ValueError, FileNotFoundError):
+        return None
+    return in_delivery_files(files)
+
+
 def annotate(
     ctx: CheckContext | None, check: str, comparisons: Sequence[Comparison], lanes: Sequence[Lane] = ()
 ) -> None:
@@ -121,7 +132,9 @@ def annotate(
         for diff in comparison.diffs:
             if diff.identical:
                 continue
-            diff.hint = hint_for(diff, check, comparison.label, known.get(diff.table.split(".")[-1].lower()))
+            diff.hint = hint_for(
+                diff, check, comparison.label, known.get(diff.table.split(".")[-1].lower()), in_input(ctx)
+            )
             name = diff.table.split(".")[-1]
             if ctx is not None and ctx.explained.get(name, check) != check:
                 diff.explained_by = ctx.explained[name]

@@ -23,6 +23,10 @@ from harness.engines.base import Sql
 from harness.engines.duckdb import as_sql
 from harness.results import SchemaDiff, TableDiff
 
+# New values of changed columns kept for the hints (does a value appear in the input?)
+MAX_VALUE_COLUMNS = 5
+MAX_VALUES = 3
+
 
 @dataclass(frozen=True)
 class Side:
@@ -197,6 +201,12 @@ def _keyed_details(
     )
     assert row is not None
     result.changed_columns = {c: int(n) for c, n in zip(value_cols, row, strict=True) if n}
+    for column in list(result.changed_columns)[:MAX_VALUE_COLUMNS]:
+        _, values = con.query(
+            f"select distinct cast({quote(column)} as varchar) from {diff_table} "
+            f"where __n_right > __n_left and {quote(column)} is not null limit {MAX_VALUES}"
+        )
+        result.changed_values[column] = tuple(str(v[0]) for v in values)
 
 
 def _sample(

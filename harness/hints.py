@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -236,15 +236,64 @@ def _no_known_cause(diff: TableDiff) -> str:
     return NO_KNOWN_CAUSE.format(kinds=", ".join(diff.kinds()) or "rows differ")
 
 
-def hint_for(diff: TableDiff, check: str, label: str = "", sql: ModelSql | None = None) -> str:
+def in_delivery_files(files: list[Path]) -> Callable[[str], bool]:
+    """Does a value (its text) appear in any of these delivery files? CSV files are read as
+    text, a line at a time; a Parquet file's values are cast to text by DuckDB."""
+
+    def found(value: str) -> bool:
+        if not value:
+            return False
+        for path in files:
+            if path.suffix.lower() == ".parquet":
+                import duckdb
+
+                with duckdb.connect() as con:
+                    text = str(path).replace("'", "''")
+                    row = con.execute(
+                        f"select count(*) from (select columns(*)::varchar as v from read_parquet('{text}')) "
+                        "where contains(v::varchar, ?)",
+                        [value],
+                    ).fetchone()
+                    if row and row[0]:
+                        return True
+                continue
+            with path.open(errors="replace") as lines:
+                if any(value in line for line in lines):
+                    return True
+        return False
+
+    return found
+
+
+def _looks_like_stamps(diff: TableDiff, in_input: Callable[[str], bool] | None) -> bool:
+    """No new value of a changed column appears in the input (when the input is known)."""
+    if in_input is None:
+        return True
+    return not any(in_input(value) for values in diff.changed_values.values() for value in values)
+
+
+def hint_for(
+    diff: TableDiff,
+    check: str,
+    label: str = "",
+    sql: ModelSql | None = None,
+    in_input: Callable[[str], bool] | None = None,
+) -> str:
     """A hint for one differing table found by `check` in the comparison `label`, given what
-    the model's SQL shows (`sql`; None: nothing known of it), or "" when it is identical.
-    Only a comparison that reorders the deliveries can show an order dependence."""
+    the model's SQL shows (`sql`; None: nothing known of it) and, to tell a build stamp from a
+    value of the data, whether a value appears in the deliveries (`in_input`), or "" when it
+    is identical. Only a comparison that reorders the deliveries can show an order dependence."""
     if diff.identical or diff.missing_on or diff.schema_changes:
         return ""
     known = sql or ModelSql()
     if check == "determinism":
-        if known.build_time and diff.key and diff.changed_columns and not (diff.keys_added or diff.keys_removed):
+        if (
+            known.build_time
+            and diff.key
+            and diff.changed_columns
+            and not (diff.keys_added or diff.keys_removed)
+            and _looks_like_stamps(diff, in_input)
+        ):
             return VOLATILE.format(columns=_columns(diff), functions=", ".join(known.build_time))
         return ROW_ORDER
     added_only = diff.surplus_right > 0 and diff.surplus_left == 0
@@ -271,7 +320,7 @@ def hint_for(diff: TableDiff, check: str, label: str = "", sql: ModelSql | None 
             return READS_THIS.format(columns=_columns(diff))
         if _by_window(diff, known):
             return WINDOW_OVER_BATCH.format(columns=_columns(diff))
-        if known.build_time and only_columns:
+        if known.build_time and only_columns and _looks_like_stamps(diff, in_input):
             return VOLATILE.format(columns=_columns(diff), functions=", ".join(known.build_time))
         return _no_known_cause(diff)
     if check in ("convergence", "batches", "crash"):

@@ -95,6 +95,8 @@ class TableDiff:
     keys_added: int = 0
     keys_changed: int = 0
     changed_columns: dict[str, int] = field(default_factory=dict)
+    # a few new (right side) values of each changed column, as text (harness.hints)
+    changed_values: dict[str, tuple[str, ...]] = field(default_factory=dict)
     sample: str = ""
     explained_by: str = ""  # an earlier check already reported this table: not counted again
     hint: str = ""  # the classic bug pattern this difference looks like (harness.hints)

@@ -175,3 +175,18 @@ def test_determinism_always_names_row_order_unless_the_sql_stamps_the_build() ->
 def test_no_rule_no_guess() -> None:
     odd = TableDiff(table="main.m", surplus_left=1, surplus_right=1)
     assert hint_for(odd, "idempotency", RERUN, ModelSql()).startswith("no known cause")
+
+
+def test_a_changed_value_found_in_the_input_is_no_build_stamp(tmp_path) -> None:
+    from harness.hints import in_delivery_files
+
+    delivery = tmp_path / "2026-11-01_a.csv"
+    delivery.write_text("id,amount\n1,4550\n")
+    in_input = in_delivery_files([delivery])
+    assert in_input("4550") and not in_input("2026-12-07 04:24:50.476449+00")
+    stamped = ModelSql(build_time=("now()",))
+    from_input = keyed(**COLUMNS_ONLY, changed_values={"balance_cents": ("4550",)})
+    hint = hint_for(from_input, "idempotency", RERUN, stamped, in_input)
+    assert "volatile_columns" not in hint and hint.startswith("no known cause")
+    stamp = keyed(**COLUMNS_ONLY, changed_values={"balance_cents": ("2026-12-07 04:24:50.476449+00",)})
+    assert hint_for(stamp, "idempotency", RERUN, stamped, in_input).startswith("volatile")

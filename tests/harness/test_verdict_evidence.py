@@ -159,3 +159,13 @@ def test_a_model_reading_its_files_layout_and_its_children_only_warn(tmp_path: P
     warn_layout(comparison, downstream_of(project, readers))
     assert [bool(d.warning) for d in comparison.diffs] == [True, True, False]
     assert "stg reads its delivery files' layout" in comparison.diffs[1].warning
+
+
+def test_a_diff_keeps_a_few_new_values_of_each_changed_column() -> None:
+    con = duckdb.connect()
+    con.execute("create table l as select * from (values (1, 'a', 10), (2, 'b', 20)) t(id, name, cents)")
+    con.execute("create table r as select id, name, cents + 5 as cents from l")
+    diff = diff_sides(con, "main.t", Side("l", relation_columns(con, "l")), Side("r", relation_columns(con, "r")),
+                      key=("id",))
+    assert diff.changed_columns == {"cents": 2}
+    assert sorted(diff.changed_values["cents"]) == ["15", "25"]
