@@ -242,7 +242,7 @@ class Lane:
         freeze = None if project is None else set(project.by_relation())
         snapshot = self.store.snapshot(self.place, self.root / "snapshots" / slug, label, freeze)
         roots = dict.fromkeys(str(path) for path in (self.landing, self.landing.resolve()))
-        del roots
+        self.store.unroot(snapshot, list(roots), LANDING_PLACEHOLDER)
         return snapshot
 
     def save_checkpoint(self, name: str) -> Any:
