@@ -250,8 +250,7 @@ def in_delivery_files(files: list[Path]) -> Callable[[str], bool]:
                 with duckdb.connect() as con:
                     text = str(path).replace("'", "''")
                     row = con.execute(
-                        f"select count(*) from (select columns(*)::varchar as v from read_parquet('{text}')) "
-                        "where contains(v::varchar, ?)",
+                        f"select count(*) from read_parquet('{text}') as row_of where contains(cast(row_of as varchar), ?)",
                         [value],
                     ).fetchone()
                     if row and row[0]:

@@ -184,6 +184,11 @@ def test_a_changed_value_found_in_the_input_is_no_build_stamp(tmp_path) -> None:
     delivery.write_text("id,amount\n1,4550\n")
     in_input = in_delivery_files([delivery])
     assert in_input("4550") and not in_input("2026-12-07 04:24:50.476449+00")
+    import duckdb
+
+    parquet = tmp_path / "2026-11-02_a.parquet"
+    duckdb.sql(f"copy (select 2 as id, 'x7720y' as note) to '{parquet}' (format parquet)")
+    assert in_delivery_files([parquet])("7720") and not in_delivery_files([parquet])("4550")
     stamped = ModelSql(build_time=("now()",))
     from_input = keyed(**COLUMNS_ONLY, changed_values={"balance_cents": ("4550",)})
     hint = hint_for(from_input, "idempotency", RERUN, stamped, in_input)
