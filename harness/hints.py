@@ -250,7 +250,8 @@ def in_delivery_files(files: list[Path]) -> Callable[[str], bool]:
                 with duckdb.connect() as con:
                     text = str(path).replace("'", "''")
                     row = con.execute(
-                        f"select count(*) from read_parquet('{text}') as row_of where contains(cast(row_of as varchar), ?)",
+                        f"select count(*) from read_parquet('{text}') as row_of "
+                        "where contains(cast(row_of as varchar), ?)",
                         [value],
                     ).fetchone()
                     if row and row[0]:
