@@ -5,7 +5,12 @@ deliveries came in another order), updates of existing keys missed."""
 from __future__ import annotations
 
 from harness.hints import (
-    APPEND_DUPLICATES, DROPPED_LATE, DUPLICATE_KEY, ORDER_DEPENDENT, UPDATES_MISSED, hint_for,
+    APPEND_DUPLICATES,
+    DROPPED_LATE,
+    DUPLICATE_KEY,
+    ORDER_DEPENDENT,
+    UPDATES_MISSED,
+    hint_for,
 )
 from harness.results import TableDiff
 
@@ -50,8 +55,17 @@ def test_rows_removed_and_rows_added_twice() -> None:
 # What the model's SQL shows decides the hint; without evidence the hint says so.
 
 from harness.hints import (  # noqa: E402
-    KEY_REPEATS_PARTITION, MICROBATCH_LOOKBACK, NO_UNIQUE_KEY, NULLABLE_KEY, READS_THIS, ROW_ORDER,
-    VOLATILE, WALL_CLOCK, WINDOW_OVER_BATCH, ModelSql, model_sql,
+    KEY_REPEATS_PARTITION,
+    MICROBATCH_LOOKBACK,
+    NO_UNIQUE_KEY,
+    NULLABLE_KEY,
+    READS_THIS,
+    ROW_ORDER,
+    VOLATILE,
+    WALL_CLOCK,
+    WINDOW_OVER_BATCH,
+    ModelSql,
+    model_sql,
 )
 
 RERUN = "build twice, same inputs"

@@ -31,7 +31,11 @@ import pytest
 
 import harness
 from harness.hints import (
-    KEY_REPEATS_PARTITION, NO_UNIQUE_KEY, ROW_ORDER, VOLATILE, WINDOW_OVER_BATCH,
+    KEY_REPEATS_PARTITION,
+    NO_UNIQUE_KEY,
+    ROW_ORDER,
+    VOLATILE,
+    WINDOW_OVER_BATCH,
 )
 from harness.results import CheckResult, Status
 from tests.harness.helpers import DELIVERIES, PROJECTS

@@ -102,7 +102,8 @@ def test_reversed_files_keep_header_values_and_mtime(tmp_path: Path) -> None:
     parquet = tmp_path / "p.parquet"
     duckdb.sql(f"copy (select range as id from range(5)) to '{parquet}' (format parquet)")
     write_reversed(parquet, tmp_path / "out" / "p.parquet")
-    assert [r[0] for r in duckdb.sql(f"select id from '{tmp_path / 'out' / 'p.parquet'}'").fetchall()] == [4, 3, 2, 1, 0]
+    reversed_ids = duckdb.sql(f"select id from '{tmp_path / 'out' / 'p.parquet'}'").fetchall()
+    assert [r[0] for r in reversed_ids] == [4, 3, 2, 1, 0]
 
 
 def test_a_lane_s_landing_folder_compares_as_a_placeholder(tmp_path: Path) -> None:
@@ -118,7 +119,8 @@ def test_a_lane_s_landing_folder_compares_as_a_placeholder(tmp_path: Path) -> No
         snapshots.append(snapshot)
     with DuckDBStore().comparing(*snapshots) as (con, name_of):
         left, right = (name_of(s, s.relations[0]) for s in snapshots)
-        diff = diff_sides(con, "main.files", Side(left, relation_columns(con, left)), Side(right, relation_columns(con, right)))
+        sides = (Side(name, relation_columns(con, name)) for name in (left, right))
+        diff = diff_sides(con, "main.files", *sides)
         assert diff.identical
         assert con.fetchone(f"select filename from {left}") == ("<landing>/2026-11-01_a.csv",)
 
