@@ -138,7 +138,7 @@ class Store:
     def unroot(self, snapshot: Snapshot, roots: Sequence[str], placeholder: str) -> int:
         """In a snapshot's copies, replace each of `roots` (a lane's landing folder) in text
         values by `placeholder`, so a value that holds a landed file's path compares equal
-        across lanes. Returns how many values changed. Default: nothing (a server reads no
+        across lanes. Returns how many rows changed. Default: nothing (a server reads no
         landing folder of a lane by path)."""
         del snapshot, roots, placeholder
         return 0

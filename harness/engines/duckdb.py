@@ -170,14 +170,21 @@ class DuckDBStore(Store):
                         [relation.schema, relation.name],
                     ).fetchall()
                 ]
+                if not text:
+                    continue
+                # one scan per table: every text column, every root
+                params: list[str] = []
+                sets = []
                 for column in text:
+                    value = quote(column)
                     for root in roots:
-                        row = con.execute(
-                            f"update {name} set {quote(column)} = replace({quote(column)}, ?, ?) "
-                            f"where contains({quote(column)}, ?)",
-                            [root, placeholder, root],
-                        ).fetchone()
-                        changed += int(row[0]) if row else 0
+                        value = f"replace({value}, ?, ?)"
+                        params += [root, placeholder]
+                    sets.append(f"{quote(column)} = {value}")
+                where = " or ".join(f"contains({quote(column)}, ?)" for column in text for _ in roots)
+                params += [root for _ in text for root in roots]
+                row = con.execute(f"update {name} set {', '.join(sets)} where {where}", params).fetchone()
+                changed += int(row[0]) if row else 0
             con.execute("checkpoint")
         finally:
             con.close()
