@@ -20,6 +20,8 @@ A `Store` hides what differs between warehouses from the checks:
 | checkpoint / restore | a raw copy of the file | tables copied into checkpoint schemas, view definitions kept; restore drops the lane's schemas and copies back |
 | diffs and key checks | in DuckDB, the two snapshot files attached | in the database, through the connection dbt's postgres adapter opens |
 | clean-up | the work folder is deleted | every schema the run created (one prefix per run) is dropped |
+| a lane's landing path in values | replaced by `<landing>` in a snapshot (`unroot`) | kept: the server reads the landing folder, names are the project's |
+| other parallelism (determinism) | not settable from outside the profile (`threads` is a profile setting) | `max_parallel_workers_per_gather = 0` through `PGOPTIONS` |
 
 Relations are named by their *logical* schema everywhere outside the store: the schema the
 user's target would have used (a lane's `rs_<run>_l03_marts` is reported as `analytics_marts`),
