@@ -71,10 +71,6 @@ def run_checks(
     results: list[CheckResult] = []
     stopped: CheckResult | None = None
     for check in checks:
-        if stopped is not None:  # the same build would fail the same way in every check
-            reason = f"not run: the build cannot start (reported by {stopped.name})"
-            results.append(CheckResult(name=check.name, status=Status.SKIPPED, reason=reason))
-            continue
         given = (options or {}).get(check.name)
         chosen = check.default_options() if given is None else given
         reason = (skipped or {}).get(check.name, "")
@@ -84,6 +80,8 @@ def run_checks(
                 results.append(CheckResult(name=check.name, status=Status.ERROR, errors=[f"{check.name} {why}"]))
                 continue
             reason = f"does not apply: {why}" if why else ""
+        if not reason and stopped is not None:  # its build would fail the same way
+            reason = f"not run: the build cannot start (reported by {stopped.name})"
         if reason:
             ctx.progress(f"[{check.name}] skipped: {reason}")
             results.append(CheckResult(name=check.name, status=Status.SKIPPED, reason=reason))

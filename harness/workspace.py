@@ -269,12 +269,14 @@ class Lane:
 
 
 BUILT_STATUSES = frozenset({"success", "pass", "warn", "fail"})
+JUDGED_NODES = ("model.", "snapshot.")
 
 
 def cannot_start(run: DbtRun) -> str:
-    """dbt's error when a build built nothing: dbt itself failed (parsing, a missing file, a
-    profile or an extension it could not load) or every node errored. "" when any node ran."""
-    if any(node.status in BUILT_STATUSES for node in run.nodes):
+    """dbt's error when a build built no model: dbt itself failed (parsing, a missing file, a
+    profile or an extension it could not load) or every model errored or was skipped (a seed
+    that loaded does not count: nothing is left to judge). "" when a model was built."""
+    if any(node.status in BUILT_STATUSES for node in run.nodes if node.unique_id.startswith(JUDGED_NODES)):
         return ""
     problems = run.problems
     return problems[0] if problems else ""

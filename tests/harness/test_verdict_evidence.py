@@ -33,8 +33,10 @@ def test_a_build_that_built_nothing_cannot_start() -> None:
     assert cannot_start(run_of(error="Compilation Error in model m")) == "Compilation Error in model m"
     every_node_failed = run_of(("model.p.a", "error"), ("model.p.b", "skipped"))
     assert cannot_start(every_node_failed) == "model.p.a: error: boom"
-    # one node built: the build started, a model's error is a finding of the check
+    # one model built: the build started, a model's error is a finding of the check
     assert cannot_start(run_of(("model.p.a", "success"), ("model.p.b", "error"))) == ""
+    # a seed that loaded leaves nothing to judge when every model failed
+    assert cannot_start(run_of(("seed.p.s", "success"), ("model.p.a", "error"))) == "model.p.a: error: boom"
 
 
 def test_a_data_test_that_errors_is_reported_like_one_that_fails() -> None:
