@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -14,12 +14,12 @@ from harness.dbt_invoke import DbtRun, DbtSettings
 from harness.deliveries import DEFAULT_BATCH_PATTERN, Batch, discover_batches
 from harness.engines.base import Store
 from harness.engines.duckdb import DuckDBStore
-from harness.hints import hint_for
+from harness.hints import ModelSql, hint_for, in_delivery_files, models_sql
 from harness.keys import KeyViolation
 from harness.project import Project, load_manifest
 from harness.results import CheckResult, Comparison, Findings, NotJudged, Status
 from harness.sources import SourceLoader
-from harness.workspace import Lane, Progress
+from harness.workspace import Lane, Progress, cannot_start
 
 
 def _silent(message: str) -> None:
@@ -95,14 +95,46 @@ def manifest_of(run: DbtRun) -> Project:
     return load_manifest(run.target_path, run.rename)
 
 
-def annotate(ctx: CheckContext | None, check: str, comparisons: Sequence[Comparison]) -> None:
-    """Give every differing table its hint, and mark the ones an earlier check of this run
-    already reported (they are listed once, not counted again)."""
+MODEL_SQL = "model_sql"  # ctx.shared: model name -> what its SQL shows (harness.hints)
+
+
+def remember_sql(ctx: CheckContext | None, lanes: Sequence[Lane]) -> None:
+    """Read what each model's SQL shows from the first manifest of these lanes, once per run."""
+    if ctx is None or MODEL_SQL in ctx.shared:
+        return
+    for lane in lanes:
+        for run in lane.runs:
+            manifest = run.target_path / "manifest.json"
+            if manifest.exists():
+                ctx.shared[MODEL_SQL] = models_sql(manifest)
+                return
+
+
+def in_input(ctx: CheckContext | None) -> Callable[[str], bool] | None:
+    """Whether a value appears in the run's delivery files (None: no deliveries to look in)."""
+    if ctx is None or ctx.deliveries is None:
+        return None
+    try:
+        files = [f for batch in ctx.batches() for f in batch.files]
+    except (ValueError, FileNotFoundError):
+        return None
+    return in_delivery_files(files)
+
+
+def annotate(
+    ctx: CheckContext | None, check: str, comparisons: Sequence[Comparison], lanes: Sequence[Lane] = ()
+) -> None:
+    """Give every differing table its hint (from the diff and what the model's SQL shows), and
+    mark the ones an earlier check of this run already reported (listed once, not counted again)."""
+    remember_sql(ctx, lanes)
+    known: dict[str, ModelSql] = ctx.shared.get(MODEL_SQL, {}) if ctx is not None else {}
     for comparison in comparisons:
         for diff in comparison.diffs:
             if diff.identical:
                 continue
-            diff.hint = hint_for(diff, check, comparison.label)
+            diff.hint = hint_for(
+                diff, check, comparison.label, known.get(diff.table.split(".")[-1].lower()), in_input(ctx)
+            )
             name = diff.table.split(".")[-1]
             if ctx is not None and ctx.explained.get(name, check) != check:
                 diff.explained_by = ctx.explained[name]
@@ -187,7 +219,9 @@ def build_failed(name: str, started: float, lane: Lane, run: DbtRun) -> CheckRes
         test_failures=tuple(run.test_failures),
     )
     return _with_skips(found, run.skip_causes()).into(
-        CheckResult(name=name, status=Status.ERROR, duration_s=time.monotonic() - started)
+        CheckResult(
+            name=name, status=Status.ERROR, duration_s=time.monotonic() - started, cannot_start=cannot_start(run)
+        )
     )
 
 
@@ -232,7 +266,7 @@ def finish(
     compared" figures; the result's figures are final (a check does not edit them after)."""
     findings = lane_findings(ctx, name, lanes)
     set_aside_skipped(comparisons, findings.dbt_skipped)
-    annotate(ctx, name, comparisons)
+    annotate(ctx, name, comparisons, lanes)
     figures: dict[str, object] = {}
     if compares:
         figures["tables judged"] = len({d.table for c in comparisons for d in c.diffs})
@@ -265,8 +299,10 @@ def finish(
         if not (ctx is not None and ctx.explains_error(problem, name))
     ]
     status = Status.FAIL if failed else (Status.NOT_EXERCISED if nothing else Status.PASS)
+    stopped = ""
     if first_failed:
         status = Status.ERROR
+        stopped = next((cannot_start(lane.runs[0]) for lane in lanes if lane.runs and cannot_start(lane.runs[0])), "")
     return findings.into(
         CheckResult(
             name=name,
@@ -276,5 +312,6 @@ def finish(
             duration_s=time.monotonic() - started,
             exercised=figures,
             reason=nothing if status is Status.NOT_EXERCISED else "",
+            cannot_start=stopped,
         )
     )

@@ -58,6 +58,11 @@ class NodeResult:
         return f"{self.unique_id}: {self.status}: {self.message}".rstrip(": ")
 
 
+def _is_test(node: NodeResult) -> bool:
+    """A data test: one that errors (its SQL fails) is reported like one that fails."""
+    return node.unique_id.startswith("test.")
+
+
 @dataclass
 class DbtRun:
     command: str
@@ -75,7 +80,7 @@ class DbtRun:
         """What stopped the build: nodes in error, or dbt itself (with dbt's own message).
         A failing data test and the nodes dbt skipped after it are not problems of the
         build: see `test_failures` and `skipped`."""
-        found = [node.line() for node in self.nodes if node.status in ERROR_STATUSES]
+        found = [node.line() for node in self.nodes if node.status in ERROR_STATUSES and not _is_test(node)]
         if self.error:
             found.insert(
                 0,
@@ -86,7 +91,11 @@ class DbtRun:
 
     @property
     def test_failures(self) -> list[str]:
-        return [node.line() for node in self.nodes if node.status in TEST_FAILURE_STATUSES]
+        return [
+            node.line()
+            for node in self.nodes
+            if node.status in TEST_FAILURE_STATUSES or (node.status in ERROR_STATUSES and _is_test(node))
+        ]
 
     @property
     def skipped(self) -> list[str]:

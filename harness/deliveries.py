@@ -166,3 +166,54 @@ def reads_observable(folder: Path) -> bool:
         return was_read(probe)
     finally:
         probe.unlink(missing_ok=True)
+
+
+def _csv_records(text: str) -> list[str]:
+    """The raw records of CSV text, each with its line end: a quoted field may span lines (a
+    record ends where its count of `"` is even), so every record keeps its bytes."""
+    records: list[str] = []
+    pending = ""
+    for line in text.splitlines(keepends=True):
+        pending += line
+        if pending.count('"') % 2 == 0:
+            records.append(pending)
+            pending = ""
+    if pending:
+        records.append(pending)
+    return records
+
+
+def write_reversed(source: Path, target: Path) -> None:
+    """Write `source` to `target` with its rows in reverse order (the header first, every
+    value and the mtime kept): the same delivery, stored in another physical order."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if source.suffix.lower() == ".parquet":
+        import duckdb
+
+        with duckdb.connect() as con:
+            path = str(source).replace("'", "''")
+            out = str(target).replace("'", "''")
+            con.execute(
+                f"copy (select * exclude (file_row_number) from read_parquet('{path}', file_row_number = true) "
+                f"order by file_row_number desc) to '{out}' (format parquet)"
+            )
+    else:
+        records = _csv_records(source.read_text())
+        if records and not records[-1].endswith(("\n", "\r")):
+            records[-1] += "\n"
+        target.write_text("".join(records[:1] + records[:0:-1]))
+    shutil.copystat(source, target)
+
+
+def reversed_deliveries(batches: Sequence[Batch], folder: Path) -> list[Batch]:
+    """Every batch again, written under `folder` (names and Hive folders kept) with each file's
+    rows in reverse order and the files of a batch in reverse order."""
+    rewritten = []
+    for batch in batches:
+        files = []
+        for source in reversed(batch.files):
+            target = folder / batch.key / landed_path(source)
+            write_reversed(source, target)
+            files.append(target)
+        rewritten.append(Batch(batch.key, tuple(files)))
+    return rewritten

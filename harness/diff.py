@@ -23,6 +23,10 @@ from harness.engines.base import Sql
 from harness.engines.duckdb import as_sql
 from harness.results import SchemaDiff, TableDiff
 
+# New values of changed columns kept for the hints (does a value appear in the input?)
+MAX_VALUE_COLUMNS = 5
+MAX_VALUES = 3
+
 
 @dataclass(frozen=True)
 class Side:
@@ -150,6 +154,13 @@ def _keyed_details(
                 f" group by {key_cols} having count(*) > 1) as __d",
             ),
         )
+    if len(result.key) > 1:  # a key with a NULL column never matches in a merge (NULL = NULL is not true)
+        any_null = " or ".join(f"{quote(k)} is null" for k in result.key)
+        result.null_key_duplicates_right = _scalar(
+            con,
+            f"select count(*) from (select {key_cols} from {right.sql} as __s where {any_null}"
+            f" group by {key_cols} having count(*) > 1) as __d",
+        )
     presence = con.fetchone(
         f"""
         with keys as (
@@ -190,6 +201,12 @@ def _keyed_details(
     )
     assert row is not None
     result.changed_columns = {c: int(n) for c, n in zip(value_cols, row, strict=True) if n}
+    for column in list(result.changed_columns)[:MAX_VALUE_COLUMNS]:
+        _, values = con.query(
+            f"select distinct cast({quote(column)} as varchar) from {diff_table} "
+            f"where __n_right > __n_left and {quote(column)} is not null limit {MAX_VALUES}"
+        )
+        result.changed_values[column] = tuple(str(v[0]) for v in values)
 
 
 def _sample(
@@ -220,5 +237,60 @@ def _sample(
 
     # values as SQL literals ('e9', NULL, 42): pandas would print a NULL as NaN or None
     shown = [tuple(value if index < 2 else sql_literal(value) for index, value in enumerate(row)) for row in rows]
+    shown = shorten_where_they_differ(shown, tuple(2 + common.index(k) for k in key if k in common))
     frame = pd.DataFrame(shown, columns=names, dtype=object)
-    return frame.to_string(index=False, max_colwidth=40)
+    return frame.to_string(index=False, max_colwidth=WIDTH + 10)
+
+
+WIDTH = 40  # characters of a value the sample shows
+
+
+def excerpt(value: str, start: int, width: int = WIDTH) -> str:
+    """`value` cut to about `width` characters around `start` (the first character that differs
+    from the other side), with `…` where it was cut."""
+    if len(value) <= width:
+        return value
+    begin = max(0, min(start - width // 4, len(value) - width))
+    end = begin + width
+    return ("…" if begin else "") + value[begin:end] + ("…" if end < len(value) else "")
+
+
+def first_difference(left: str, right: str) -> int:
+    """Index of the first character where two texts differ (the shorter's length if one is a
+    prefix of the other)."""
+    for index, (a, b) in enumerate(zip(left, right, strict=False)):
+        if a != b:
+            return index
+    return min(len(left), len(right))
+
+
+def shorten_where_they_differ(rows: list[tuple[object, ...]], key_at: tuple[int, ...]) -> list[tuple[object, ...]]:
+    """Sample rows with every long text value cut around where it differs from the row next to
+    it of the other side with the same key (the row before or after it: `key_at`, the key's
+    columns; no key: any neighbour of the other side), else at its start: a long value's first
+    40 characters may be the same on both sides."""
+
+    def key_of(row: tuple[object, ...]) -> tuple[object, ...]:
+        return tuple(row[i] for i in key_at)
+
+    cut: list[tuple[object, ...]] = []
+    for index, row in enumerate(rows):
+        partners = [
+            rows[other]
+            for other in (index - 1, index + 1)
+            if 0 <= other < len(rows) and rows[other][0] != row[0] and key_of(rows[other]) == key_of(row)
+        ]
+        values: list[object] = []
+        for column, value in enumerate(row):
+            if not isinstance(value, str) or len(value) <= WIDTH:
+                values.append(value)
+                continue
+            start = 0
+            for partner in partners:
+                other = partner[column]
+                if isinstance(other, str) and other != value:
+                    start = first_difference(value, other)
+                    break
+            values.append(excerpt(value, start))
+        cut.append(tuple(values))
+    return cut

@@ -89,10 +89,14 @@ class TableDiff:
     duplicated_groups: int = 0  # identical rows present on both sides with different counts
     duplicate_keys_left: int = 0
     duplicate_keys_right: int = 0
+    # keys of the right side repeated with a NULL in one of their columns (a merge never matches them)
+    null_key_duplicates_right: int = 0
     keys_removed: int = 0
     keys_added: int = 0
     keys_changed: int = 0
     changed_columns: dict[str, int] = field(default_factory=dict)
+    # a few new (right side) values of each changed column, as text (harness.hints)
+    changed_values: dict[str, tuple[str, ...]] = field(default_factory=dict)
     sample: str = ""
     explained_by: str = ""  # an earlier check already reported this table: not counted again
     hint: str = ""  # the classic bug pattern this difference looks like (harness.hints)
@@ -296,6 +300,9 @@ class CheckResult:
     # model name -> dbt's reason it skipped the model in a build of this check (the upstream
     # node that failed, its status and message): reported as such, never as a difference
     dbt_skipped: dict[str, str] = field(default_factory=dict)
+    # dbt's error when the check's first build could not start (no node built: a parse or
+    # compile error, a missing file or extension): every later check would fail the same way
+    cannot_start: str = ""
 
     @property
     def passed(self) -> bool:

@@ -4,7 +4,9 @@ A check that does not apply to the project (`check.applies(ctx, options)` gives 
 `all` runs it, and an ERROR when it was asked for by name. After each check, the tables and
 models it found wrong are recorded in `ctx.explained`: a later check lists them once, as
 already reported, and does not fail for them again (crash would otherwise repeat
-idempotency's differences at every point)."""
+idempotency's differences at every point). A check whose first build could not start (dbt
+built no node: a parse or compile error, a missing file or extension) ends the run: every
+later check is SKIPPED with that reason, and dbt's error is reported once, by that check."""
 
 from __future__ import annotations
 
@@ -66,7 +68,8 @@ def run_checks(
     """`options`: check name -> its typed options (a check not in it takes its defaults).
     `skipped`: check name -> why the user left it out (--skip, --only). `named`: the checks
     were asked for by name, so one that does not apply is an error, not a skip."""
-    results = []
+    results: list[CheckResult] = []
+    stopped: CheckResult | None = None
     for check in checks:
         given = (options or {}).get(check.name)
         chosen = check.default_options() if given is None else given
@@ -77,6 +80,8 @@ def run_checks(
                 results.append(CheckResult(name=check.name, status=Status.ERROR, errors=[f"{check.name} {why}"]))
                 continue
             reason = f"does not apply: {why}" if why else ""
+        if not reason and stopped is not None:  # its build would fail the same way
+            reason = f"not run: the build cannot start (reported by {stopped.name})"
         if reason:
             ctx.progress(f"[{check.name}] skipped: {reason}")
             results.append(CheckResult(name=check.name, status=Status.SKIPPED, reason=reason))
@@ -84,4 +89,7 @@ def run_checks(
         result = run_check(check, ctx, chosen)
         record_findings(result, ctx)
         results.append(result)
+        if result.cannot_start:
+            stopped = result
+            ctx.progress(f"[{check.name}] the build cannot start, no further check is run: {result.cannot_start}")
     return results

@@ -23,6 +23,10 @@ from harness.sources import SourceLoader
 
 Progress = Callable[[str], None]
 
+# What a lane's landing folder reads as in a snapshot: a value holding a landed file's path
+# (DuckDB's read_csv(..., filename = true)) compares equal across lanes.
+LANDING_PLACEHOLDER = "<landing>"
+
 
 @dataclass
 class Spawned:
@@ -61,6 +65,8 @@ class Lane:
     # scratch schema on a server
     store: Store = field(default_factory=DuckDBStore)
     place: str = ""
+    # env vars every dbt call of this lane adds (the determinism check's engine settings)
+    extra_env: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.place:
@@ -71,8 +77,8 @@ class Lane:
         """The env vars that point the harness's profile at this lane (a DuckDB lane built
         without the harness's profile, as in tests, uses the user's DBT_DUCKDB_PATH)."""
         if self.store.adapter == "duckdb":
-            return {**self.store.env(self.place), warehouse_env(self.settings): self.place}
-        return self.store.env(self.place)
+            return {**self.store.env(self.place), warehouse_env(self.settings): self.place, **self.extra_env}
+        return {**self.store.env(self.place), **self.extra_env}
 
     @property
     def rename(self) -> tuple[str, str] | None:
@@ -234,7 +240,10 @@ class Lane:
         views when no project is given)."""
         slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", label)
         freeze = None if project is None else set(project.by_relation())
-        return self.store.snapshot(self.place, self.root / "snapshots" / slug, label, freeze)
+        snapshot = self.store.snapshot(self.place, self.root / "snapshots" / slug, label, freeze)
+        roots = dict.fromkeys(str(path) for path in (self.landing, self.landing.resolve()))
+        self.store.unroot(snapshot, list(roots), LANDING_PLACEHOLDER)
+        return snapshot
 
     def save_checkpoint(self, name: str) -> Any:
         """A copy of the lane's warehouse to `restore` later: the state between two builds, so
@@ -257,6 +266,20 @@ class Lane:
             for i, run in enumerate(self.runs, start=1)
             for problem in run.problems
         ]
+
+
+BUILT_STATUSES = frozenset({"success", "pass", "warn", "fail"})
+JUDGED_NODES = ("model.", "snapshot.")
+
+
+def cannot_start(run: DbtRun) -> str:
+    """dbt's error when a build built no model: dbt itself failed (parsing, a missing file, a
+    profile or an extension it could not load) or every model errored or was skipped (a seed
+    that loaded does not count: nothing is left to judge). "" when a model was built."""
+    if any(node.status in BUILT_STATUSES for node in run.nodes if node.unique_id.startswith(JUDGED_NODES)):
+        return ""
+    problems = run.problems
+    return problems[0] if problems else ""
 
 
 ARTIFACTS = ("run_results.json", "manifest.json")

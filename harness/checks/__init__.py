@@ -11,6 +11,7 @@ from harness.checks.batches import Batches
 from harness.checks.concurrency import Concurrency
 from harness.checks.convergence import Convergence
 from harness.checks.crash import Crash
+from harness.checks.determinism import Determinism
 from harness.checks.idempotency import Idempotency
 from harness.checks.keys import Keys
 from harness.checks.lateness import Lateness
@@ -20,6 +21,7 @@ CHECKS: tuple[Check[Any], ...] = (
     Keys(),
     Idempotency(),
     Convergence(),
+    Determinism(),
     Replay(),
     Batches(),
     Crash(),

@@ -20,6 +20,8 @@ A `Store` hides what differs between warehouses from the checks:
 | checkpoint / restore | a raw copy of the file | tables copied into checkpoint schemas, view definitions kept; restore drops the lane's schemas and copies back |
 | diffs and key checks | in DuckDB, the two snapshot files attached | in the database, through the connection dbt's postgres adapter opens |
 | clean-up | the work folder is deleted | every schema the run created (one prefix per run) is dropped |
+| a lane's landing path in values | replaced by `<landing>` in a snapshot (`unroot`) | kept: the server reads the landing folder, names are the project's |
+| other parallelism (determinism) | not settable from outside the profile (`threads` is a profile setting) | `max_parallel_workers_per_gather = 0` through `PGOPTIONS` |
 
 Relations are named by their *logical* schema everywhere outside the store: the schema the
 user's target would have used (a lane's `rs_<run>_l03_marts` is reported as `analytics_marts`),
@@ -134,6 +136,20 @@ class Store:
     def env(self, place: str) -> dict[str, str]:
         """The env vars that point the harness's profile at `place`."""
         raise NotImplementedError
+
+    def unroot(self, snapshot: Snapshot, roots: Sequence[str], placeholder: str) -> int:
+        """In a snapshot's copies, replace each of `roots` (a lane's landing folder) in text
+        values by `placeholder`, so a value that holds a landed file's path compares equal
+        across lanes. Returns how many rows changed. Default: nothing (a server reads no
+        landing folder of a lane by path)."""
+        del snapshot, roots, placeholder
+        return 0
+
+    def other_parallelism(self) -> tuple[dict[str, str], str]:
+        """Env vars that make the engine run a build's queries with another parallelism (a
+        correct model gives the same rows), and what they change; ({}, why not) when the
+        harness cannot set it from outside the profile."""
+        return {}, f"{self.adapter}: the engine's parallelism is not settable from outside the profile"
 
     def schema_map(self, place: str) -> tuple[str, str] | None:
         """(physical schema prefix, logical schema prefix) of a lane, to read its manifests

@@ -148,6 +148,48 @@ class DuckDBStore(Store):
     def snapshot(self, place: str, folder: Path, label: str, freeze: Collection[tuple[str, str]] | None) -> Snapshot:
         return take_snapshot(Path(place), folder, label, freeze)
 
+    def unroot(self, snapshot: Snapshot, roots: Sequence[str], placeholder: str) -> int:
+        if snapshot.path is None or not roots:
+            return 0
+        changed = 0
+        con = duckdb.connect(str(snapshot.path))
+        try:
+            for relation in snapshot.relations:
+                name = f"{quote(relation.schema)}.{quote(relation.name)}"
+                kind = con.execute(
+                    "select table_type from information_schema.tables where table_schema = ? and table_name = ?",
+                    [relation.schema, relation.name],
+                ).fetchone()
+                if kind is None or kind[0] != "BASE TABLE":
+                    continue
+                text = [
+                    str(row[0])
+                    for row in con.execute(
+                        "select column_name from information_schema.columns where table_schema = ? "
+                        "and table_name = ? and data_type = 'VARCHAR'",
+                        [relation.schema, relation.name],
+                    ).fetchall()
+                ]
+                if not text:
+                    continue
+                # one scan per table: every text column, every root
+                params: list[str] = []
+                sets = []
+                for column in text:
+                    value = quote(column)
+                    for root in roots:
+                        value = f"replace({value}, ?, ?)"
+                        params += [root, placeholder]
+                    sets.append(f"{quote(column)} = {value}")
+                where = " or ".join(f"contains({quote(column)}, ?)" for column in text for _ in roots)
+                params += [root for _ in text for root in roots]
+                row = con.execute(f"update {name} set {', '.join(sets)} where {where}", params).fetchone()
+                changed += int(row[0]) if row else 0
+            con.execute("checkpoint")
+        finally:
+            con.close()
+        return changed
+
     def discard(self, snapshot: Snapshot) -> None:
         if snapshot.path is not None:
             shutil.rmtree(snapshot.path.parent, ignore_errors=True)

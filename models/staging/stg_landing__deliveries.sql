@@ -22,6 +22,7 @@
         meta={'rerun_safe': {
             'volatile_columns': ['first_seen_run_seq', 'last_seen_run_seq', 'path', 'mtime_ns', 'ctime_ns', 'inode', 'inspected_at_ns'],
             'records_deliveries': true,
+            'reads_file_layout': true,
         }},
         pre_hook=["{{ rerun_safe.prepare_landing_reader() }}"],
         post_hook=[

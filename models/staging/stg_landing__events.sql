@@ -17,7 +17,7 @@
             {'columns': ['event_key']},
             {'columns': ['amount_cents']},
         ]),
-        meta={'rerun_safe': {'volatile_columns': ['_loaded_run_seq'], 'records_deliveries': true}},
+        meta={'rerun_safe': {'volatile_columns': ['_loaded_run_seq'], 'records_deliveries': true, 'reads_file_layout': true}},
         post_hook=[
             "{{ rerun_safe.mark_changed_deliveries(ref('stg_landing__deliveries')) }}",
             "{{ rerun_safe.drop_rows_of_changed_deliveries(ref('stg_landing__deliveries')) }}",

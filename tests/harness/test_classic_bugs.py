@@ -95,7 +95,7 @@ def test_the_sources_twin_passes_all(tmp_path: Path, capsys) -> None:
         "--crash-points", "2", "--kill-points", "1",
     ], capsys)
     assert code == 0, out
-    assert "7 passed, 0 failed, 0 not exercised, 1 skipped, 0 could not run" in out
+    assert "8 passed, 0 failed, 0 not exercised, 1 skipped, 0 could not run" in out
     assert "== lateness: SKIPPED" in out and "no column event_time, ingested_at" in out
     assert "rows appended to sources 21" in out  # replay loaded every batch again
     # the loaded source tables are named as the input, not as something a hook made
