@@ -13,3 +13,12 @@ def test_the_page_lists_every_case() -> None:
     missing = [c.id for c in [*FILE_CASES, *VAR_CASES] if f"`{c.id}`" not in text]
     assert not missing, f"docs/bad-input.md does not list: {missing}"
     assert len(FILE_CASES) + len(VAR_CASES) >= 40
+
+
+def test_the_page_lists_every_case_of_the_demos_neighbours() -> None:
+    from tests.bad_input.test_periphery_demo import CASE_IDS, OTHER_CASE_IDS
+
+    text = PAGE.read_text(encoding="utf-8")
+    section = text.split("## make show, make report, make demo, make land", 1)[-1].split("\n## ", 1)[0]
+    missing = [case for case in [*CASE_IDS, *OTHER_CASE_IDS] if f"`{case}`" not in section]
+    assert not missing, f"docs/bad-input.md, make show, make report, make demo, make land, does not list: {missing}"
