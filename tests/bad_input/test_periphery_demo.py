@@ -242,14 +242,14 @@ def test_make_passes_paths_with_spaces_and_quotes_as_data(tmp_path: Path) -> Non
     spaced = make_report_warehouse(tmp_path / "a b" / "x.duckdb")
     done = _make("show", f"WAREHOUSE={spaced}", "LIMIT=all")
     assert done.returncode == 0 and "1 of 1 rows of main.fct_daily_revenue" in done.stdout, done.stdout + done.stderr
-    quoted = make_report_warehouse(tmp_path / "o'x; touch pwned" / "w.duckdb")
+    pwned = tmp_path / "pwned"  # what a value run as shell would create
+    quoted = make_report_warehouse(tmp_path / f"o'x; touch {pwned}" / "w.duckdb")
     done = _make("report", f"WAREHOUSE={quoted}")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert (quoted.parent / "w.report.html").exists()
-    assert not (REPO / "pwned").exists() and not (tmp_path / "pwned").exists()
-    done = _make("show", "TABLE=fct_daily_revenue'; touch pwned; echo '", f"WAREHOUSE={spaced}")
+    assert (quoted.parent / "w.report.html").exists() and not pwned.exists()
+    done = _make("show", f"TABLE=fct_daily_revenue'; touch {pwned}; echo '", f"WAREHOUSE={spaced}")
     assert done.returncode == 2 and "show: TABLE" in done.stderr, done.stderr
-    assert not (REPO / "pwned").exists()
+    assert not pwned.exists()
 
 
 def _hold(warehouse: Path, holder: Callable[[int], None], ready: threading.Event, done: threading.Event) -> None:
