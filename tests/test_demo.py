@@ -8,8 +8,8 @@ import io
 import json
 import os
 import re
-import shutil
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,8 +19,8 @@ import pytest
 
 from pipeline_demo.__main__ import main
 from pipeline_demo.generate import main as generate_main
-from tests.test_report import Figures, _number
 from tests.harness.helpers import DELIVERIES, PROJECTS
+from tests.test_report import Figures, _number
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -163,7 +163,8 @@ def test_run_summary_report_and_demo_give_the_same_counts_under_the_same_labels(
         _number(figures.figure("applied", run)) for run in runs)
     assert demo_applied > 0 and demo_waiting_before >= demo_applied
     (staged,) = _one(r"staged rows (\d+) \(", out)
-    assert staged == _number(figures.figure("rows_staged")) == sum(_number(figures.figure("rows_in", run)) for run in runs)
+    staged_per_run = sum(_number(figures.figure("rows_in", run)) for run in runs)
+    assert staged == _number(figures.figure("rows_staged")) == staged_per_run
     held = re.findall(r"make land .*DAY=(\S+)", out)
     assert len(held) == 1, out[-2000:]
 

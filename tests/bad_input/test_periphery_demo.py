@@ -132,9 +132,11 @@ CASES: list[Case] = [
     Case("report_page_not_html", "report", {"WAREHOUSE": "{tmp}/w.duckdb", "REPORT": "{tmp}/page.txt"},
          Outcome(2, "must end in .html", "REPORT")),
     # make demo: refusals come before any dbt run
-    Case("demo_landing_same_name_other_content", "demo", {"LANDING": "{tmp}/landing", "WAREHOUSE": "{tmp}/demo.duckdb"},
+    Case("demo_landing_same_name_other_content", "demo",
+         {"LANDING": "{tmp}/landing", "WAREHOUSE": "{tmp}/demo.duckdb"},
          Outcome(2, "2026-11-01_a.csv", "refusing to start afresh")),
-    Case("demo_landing_link_with_a_delivery_name", "demo", {"LANDING": "{tmp}/linked", "WAREHOUSE": "{tmp}/demo.duckdb"},
+    Case("demo_landing_link_with_a_delivery_name", "demo",
+         {"LANDING": "{tmp}/linked", "WAREHOUSE": "{tmp}/demo.duckdb"},
          Outcome(2, "2026-11-01_a.csv", "refusing to start afresh")),
     Case("demo_delivery_matches_no_batch", "demo", {"DELIVERIES": "{tmp}/unmatched"},
          Outcome(2, "do not match --batch-pattern", "notes.csv")),
@@ -202,7 +204,8 @@ def _run(case: Case, root: Path, monkeypatch: pytest.MonkeyPatch) -> int:
                 "DELIVERIES": str(root / "data" / "deliveries")}
     for name, value in {**defaults, **case.make_vars}.items():
         monkeypatch.setenv("RERUN_SAFE_MAKE_" + name, value.replace("{tmp}", str(root)))
-    extra = ("--project-dir", str(FIXTURE_PROJECT), "--target-path", str(root / "dbt-target")) if case.command == "demo" else ()
+    demo = ("--project-dir", str(FIXTURE_PROJECT), "--target-path", str(root / "dbt-target"))
+    extra = demo if case.command == "demo" else ()
     return main([case.command, *extra, *case.args])
 
 
@@ -285,7 +288,8 @@ def test_show_while_a_build_holds_the_warehouse_says_so_at_once(
         if holder_kind == "fifo":
             os.mkfifo(holder_file)
         else:
-            holder_file.write_text(json.dumps({"pid": pid, "command": "dbt build\x1b[2J", "since": "2026-11-01 10:00:00"}))
+            record = {"pid": pid, "command": "dbt build\x1b[2J", "since": "2026-11-01 10:00:00"}
+            holder_file.write_text(json.dumps(record))
 
     ready, done = threading.Event(), threading.Event()
     thread = threading.Thread(target=_hold, args=(warehouse, write_holder, ready, done))
