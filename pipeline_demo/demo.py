@@ -244,7 +244,8 @@ def _refusal(warehouse: Path, landing: Path, deliveries: dict[str, Path]) -> str
     return None
 
 
-HARNESS_TIME = "about N minutes on a 2-core machine"
+# measured once: `make harness` on the demo's deliveries, on a 2-core machine shared with other work
+HARNESS_TIME = "long: over 100 dbt builds, more than 40 minutes on a shared 2-core machine"
 
 
 def _print_next_steps(warehouse: Path, landing: Path, deliveries: Path, held_day: str | None) -> None:
