@@ -3,15 +3,20 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-WAREHOUSE ?= target/rerun_safe.duckdb
 DELIVERIES ?= data/deliveries
-LANDING ?= data/landing
-# The demo's own warehouse and landing folder: a second `make demo` never touches the user's
-# (WAREHOUSE, LANDING), and refuses to start afresh over one it did not make (pipeline_demo/demo.py).
-DEMO_WAREHOUSE ?= target/demo/rerun_safe.duckdb
-DEMO_LANDING ?= target/demo/landing
+# One path for a newcomer: make demo builds WAREHOUSE from LANDING, and make show, make report,
+# make land and the README's "run dbt yourself" read the same two by default. make demo starts
+# afresh only over a warehouse and landing folder it made (pipeline_demo/demo.py).
+DEMO_WAREHOUSE := target/demo/rerun_safe.duckdb
+DEMO_LANDING := target/demo/landing
+WAREHOUSE ?= $(DEMO_WAREHOUSE)
+LANDING ?= $(DEMO_LANDING)
+# The demo's targets never paste a Make variable into a shell command: each recipe gets it in
+# its environment as RERUN_SAFE_MAKE_<NAME> (target-specific `export`), and python -m
+# pipeline_demo reads it there (pipeline_demo/inputs.py). Spaces, quotes, `;` and `$(...)` in
+# a value are characters; a bad value fails with one line naming the variable.
 
-.PHONY: setup setup-spark java spark-cluster spark-cluster-stop pytest-spark-cluster pytest-spark-session bench-spark bench-postgres bench-large demo test lint pytest bench bench-quick bench-drift bench-small harness mutate faults clean
+.PHONY: setup setup-spark java spark-cluster spark-cluster-stop pytest-spark-cluster pytest-spark-session bench-spark bench-postgres bench-large demo show report land test lint pytest bench bench-quick bench-drift bench-small harness mutate faults clean
 
 # `pip install -e .` installs the harness (the rerun-safe-harness distribution: harness/ only).
 # This repository's own Python is not part of it: the dbt-duckdb plugin rerun_safe_duckdb
@@ -78,25 +83,40 @@ STEPS ?= 0
 bench-large: setup
 	$(BIN)/python bench/large.py --size $(SIZE) --steps $(STEPS) --out bench/out-large --doc docs/benchmarks-large.md
 
+# The demo holds back the deliveries' last day for `make land DAY=...`.
+demo: export RERUN_SAFE_MAKE_DELIVERIES = $(DELIVERIES)
+demo: export RERUN_SAFE_MAKE_LANDING = $(LANDING)
+demo: export RERUN_SAFE_MAKE_WAREHOUSE = $(WAREHOUSE)
 demo: setup
-	$(BIN)/python -m pipeline_demo demo --deliveries $(DELIVERIES) --landing $(DEMO_LANDING) --warehouse $(DEMO_WAREHOUSE)
+	$(BIN)/python -m pipeline_demo demo --hold-back 1
 
-# A table's rows, all of them (`dbt show --select <mart>` shows only the rows an incremental run
-# would add): make show TABLE=fct_daily_revenue [LIMIT=50] [WAREHOUSE=...] [LANDING=...]
-.PHONY: show
+# The first LIMIT rows of one table or view of WAREHOUSE (pipeline_demo/show.py), read-only: the
+# file is never created or written. TABLE is a name the warehouse's catalog lists, never SQL;
+# LIMIT is 1-100000 or all. make show [TABLE=fct_daily_revenue] [LIMIT=20] [WAREHOUSE=...]
 TABLE ?= fct_daily_revenue
 LIMIT ?= 20
+show: export RERUN_SAFE_MAKE_WAREHOUSE = $(WAREHOUSE)
+show: export RERUN_SAFE_MAKE_TABLE = $(TABLE)
+show: export RERUN_SAFE_MAKE_LIMIT = $(LIMIT)
 show: setup
-	DBT_DUCKDB_PATH=$(WAREHOUSE) $(BIN)/dbt show --quiet --inline 'select * from $(TABLE)' --limit $(LIMIT) --vars '{landing_path: $(LANDING)}'
+	@$(BIN)/python -m pipeline_demo show
 
-# The pipeline report (pipeline_demo/report.py): one static HTML page of a warehouse's runs, late
-# queue, corrections and lateness, read from its run log (read-only). The demo's warehouse unless
-# WAREHOUSE=... is given (on the command line or in the environment); REPORT=page.html to choose
+# The pipeline report (pipeline_demo/report.py): one static HTML page of WAREHOUSE's runs, late
+# queue, corrections and lateness, read from its run log (read-only); REPORT=page.html to choose
 # the page (default: beside the warehouse, <name>.report.html).
-.PHONY: report
-REPORT_WAREHOUSE = $(if $(filter command line environment,$(origin WAREHOUSE)),$(WAREHOUSE),$(DEMO_WAREHOUSE))
+report: export RERUN_SAFE_MAKE_WAREHOUSE = $(WAREHOUSE)
+report: export RERUN_SAFE_MAKE_REPORT = $(REPORT)
 report: setup
-	$(BIN)/python -m pipeline_demo report --warehouse '$(REPORT_WAREHOUSE)' $(if $(REPORT),--out '$(REPORT)')
+	@$(BIN)/python -m pipeline_demo report
+
+# One more day of DELIVERIES into LANDING (pipeline_demo/land.py), for an incremental build to
+# read: make land DAY=2026-11-10. A landed file of the same name with other content is refused.
+land: export RERUN_SAFE_MAKE_DAY = $(DAY)
+land: export RERUN_SAFE_MAKE_DELIVERIES = $(DELIVERIES)
+land: export RERUN_SAFE_MAKE_LANDING = $(LANDING)
+land: export RERUN_SAFE_MAKE_WAREHOUSE = $(WAREHOUSE)
+land: setup
+	@$(BIN)/python -m pipeline_demo land
 
 # Python first (seconds): ruff check, ruff format --check and mypy --strict over harness/, the
 # shipped package (configuration in pyproject.toml; .pre-commit-config.yaml runs the same), and

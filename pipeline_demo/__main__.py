@@ -1,4 +1,4 @@
-"""`python -m pipeline_demo generate ...` / `... demo ...` / `... report ...`."""
+"""`python -m pipeline_demo generate | demo | show | report | land ...`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from harness import dbt_arguments, dbt_settings
-from pipeline_demo import demo, generate, report
+from pipeline_demo import demo, generate, land, report, show
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,6 +21,8 @@ def build_parser() -> argparse.ArgumentParser:
         commands.add_parser("demo", help=demo.HELP, description=demo.HELP, parents=[dbt_arguments()])
     )
     report.add_arguments(commands.add_parser("report", help=report.HELP, description=report.HELP))
+    show.add_arguments(commands.add_parser("show", help=show.HELP, description=show.HELP))
+    land.add_arguments(commands.add_parser("land", help=land.HELP, description=land.HELP))
     return parser
 
 
@@ -30,6 +32,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return generate.run(args)
     if args.command == "report":
         return report.run(args)
+    if args.command == "show":
+        return show.run(args)
+    if args.command == "land":
+        return land.run(args)
     settings = dbt_settings(args)
     return 2 if settings is None else demo.run(args, settings)
 

@@ -2,10 +2,12 @@
 log, for a person who opens it after a week of runs.
 
 What it shows, all read from the warehouse (opened read-only, never written):
-- runs over time: per run of `rerun_safe_runs`, the rows staged, quarantined, queued late and
-  applied by a correction, from that run's rows of `rerun_safe_run_log` (each model's figures,
-  JSON text);
-- the late queue's size after each run (`late_events`' `waiting` figure of that run);
+- runs over time (drawn over each run's start time): per run of `rerun_safe_runs`, the rows
+  staged, quarantined and applied by a correction, and the late copies written, from that run's
+  rows of `rerun_safe_run_log` (each model's figures, JSON text). Rows are rows and copies are
+  copies, labelled as the run summary labels them: a row delivered twice is two copies, so the
+  late copies of a run can exceed the growth of the late queue;
+- the late queue after each run, in rows (`late_events`' `waiting` figure of that run);
 - the corrections (`int_corrections_recorded`) and how many late rows each applied
   (`late_events.applied_by_correction_id`);
 - the lateness histogram (`int_event_copies_classified.lateness_seconds`, rows weighted by their
@@ -28,6 +30,7 @@ import dataclasses
 import datetime as dt
 import html
 import io
+import itertools
 import json
 import os
 import sys
@@ -39,6 +42,7 @@ from typing import Any
 import duckdb
 
 from harness import quote
+from pipeline_demo.inputs import InputError, connect_read_only, resolve, shown
 
 HELP = "write a static HTML page of a warehouse's runs (run log, late queue, corrections, lateness)"
 DEFAULT_WAREHOUSE = Path("target/demo/rerun_safe.duckdb")
@@ -67,18 +71,16 @@ class ReportError(Exception):
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--warehouse",
-        type=Path,
-        default=DEFAULT_WAREHOUSE,
+        default=None,
         metavar="PATH",
         help=f"the DuckDB file a dbt build of this project wrote (default: the demo's, {DEFAULT_WAREHOUSE}); "
-        "opened read-only",
+        "opened read-only; make: WAREHOUSE=",
     )
     parser.add_argument(
         "--out",
-        type=Path,
         default=None,
         metavar="FILE.html",
-        help="the page to write (default: <warehouse folder>/<warehouse name>.report.html)",
+        help="the page to write (default: <warehouse folder>/<warehouse name>.report.html; make: REPORT=)",
     )
     parser.add_argument(
         "--allowed-lateness-hours",
@@ -109,28 +111,32 @@ def project_watermark() -> int:
     return int(value)
 
 
-def check_arguments(warehouse: Path, out: Path | None, hours: int | None) -> tuple[Path, Path, int]:
-    """The warehouse, the page and the watermark, checked; nothing is written before this."""
+def check_arguments(
+    warehouse: Path, out: Path | None, hours: int | None, names: tuple[str, str] = ("--warehouse", "--out")
+) -> tuple[Path, Path, int]:
+    """The warehouse, the page and the watermark, checked; nothing is written before this.
+    `names`: what the user calls the warehouse and the page (flags, or Make's WAREHOUSE and REPORT)."""
+    w, o = names
     if not str(warehouse):
-        raise ReportError("--warehouse is empty: give the path of a DuckDB file")
+        raise ReportError(f"{w} is empty: give the path of a DuckDB file")
     if not warehouse.exists():
         raise ReportError(
-            f"--warehouse {warehouse}: no such file. Build one first (make demo builds {DEFAULT_WAREHOUSE}), "
-            "or point --warehouse (make report WAREHOUSE=...) at the DuckDB file of a dbt build of this project"
+            f"{w} {shown(warehouse)}: no such file. Build one first (make demo builds {DEFAULT_WAREHOUSE}), "
+            "or point WAREHOUSE= (--warehouse) at the DuckDB file of a dbt build of this project"
         )
     if not warehouse.is_file():
-        raise ReportError(f"--warehouse {warehouse}: not a file (a DuckDB database is one file)")
+        raise ReportError(f"{w} {shown(warehouse)}: not a file (a DuckDB database is one file)")
     out = default_out(warehouse) if out is None else out
     if out.suffix.lower() not in (".html", ".htm"):
-        raise ReportError(f"--out {out}: the page's name must end in .html")
+        raise ReportError(f"{o} {shown(out)}: the page's name must end in .html")
     if out.exists() and not out.is_file():
-        raise ReportError(f"--out {out}: exists and is not a file")
+        raise ReportError(f"{o} {shown(out)}: exists and is not a file")
     if out.exists() and out.resolve() == warehouse.resolve():
-        raise ReportError(f"--out {out}: that is the warehouse itself")
+        raise ReportError(f"{o} {shown(out)}: that is the warehouse itself")
     for parent in out.resolve().parents:
         if parent.exists():
             if not parent.is_dir():
-                raise ReportError(f"--out {out}: {parent} is not a folder")
+                raise ReportError(f"{o} {shown(out)}: {parent} is not a folder")
             break
     hours = project_watermark() if hours is None else hours
     if not 0 <= hours <= 87600:
@@ -178,23 +184,14 @@ class Warehouse:
     totals: dict[str, Any]
 
 
-def open_read_only(path: Path) -> duckdb.DuckDBPyConnection:
+def open_read_only(path: Path, name: str = "--warehouse") -> duckdb.DuckDBPyConnection:
     try:
-        return duckdb.connect(str(path), read_only=True)
-    except duckdb.Error as exc:
-        text = str(exc)
-        if "lock" in text.lower():
-            raise ReportError(
-                f"--warehouse {path}: another process holds it (a dbt build running?); "
-                f"run the report when it has finished ({text.splitlines()[0]})"
-            ) from exc
-        raise ReportError(
-            f"--warehouse {path}: DuckDB cannot open it read-only, so it is no warehouse of "
-            f"this project ({text.splitlines()[0]})"
-        ) from exc
+        return connect_read_only(path, name, "make report")
+    except InputError as exc:
+        raise ReportError(f"{exc}; no page was written") from exc
 
 
-def find_schema(con: duckdb.DuckDBPyConnection, path: Path) -> str:
+def find_schema(con: duckdb.DuckDBPyConnection, path: Path, name: str = "--warehouse") -> str:
     rows = con.execute(
         "select table_schema, table_name from information_schema.tables where table_catalog = current_database()"
     ).fetchall()
@@ -206,21 +203,21 @@ def find_schema(con: duckdb.DuckDBPyConnection, path: Path) -> str:
         return complete[0]
     if len(complete) > 1:
         raise ReportError(
-            f"--warehouse {path}: this project's tables are in several schemas ({', '.join(complete)}); "
+            f"{name} {shown(path)}: this project's tables are in several schemas ({', '.join(complete)}); "
             "the report reads one warehouse of one target"
         )
     best = max(by_schema.items(), key=lambda item: len(set(REQUIRED) & item[1]), default=("main", set()))
     missing = [name for name in REQUIRED if name not in best[1]]
     raise ReportError(
-        f"--warehouse {path}: not a warehouse of this project (rerun_safe): it has no {', '.join(missing)}"
+        f"{name} {shown(path)}: not a warehouse of this project (rerun_safe): it has no {', '.join(missing)}"
         f"{' in schema ' + best[0] if best[1] else ''}. Build it with make demo, or with dbt build"
     )
 
 
-def read_warehouse(path: Path) -> Warehouse:
-    con = open_read_only(path)
+def read_warehouse(path: Path, name: str = "--warehouse") -> Warehouse:
+    con = open_read_only(path, name)
     try:
-        schema = find_schema(con, path)
+        schema = find_schema(con, path, name)
 
         def table(name: str) -> str:
             return f"{quote(schema)}.{quote(name)}"
@@ -284,7 +281,7 @@ def read_warehouse(path: Path) -> Warehouse:
         totals = {name: con.execute(sql).fetchone()[0] for name, sql in totals_sql.items()}  # type: ignore[index]
     except duckdb.Error as exc:
         raise ReportError(
-            f"--warehouse {path}: reading it failed ({str(exc).splitlines()[0]}); "
+            f"{name} {shown(path)}: reading it failed ({str(exc).splitlines()[0]}); "
             "was it built by this version of the project?"
         ) from exc
     finally:
@@ -324,30 +321,42 @@ def _png(fig: Any) -> str:
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
+def run_times(runs: Sequence[Run]) -> list[tuple[Run, float]]:
+    """Each run that has a start (or end) time, with that time as a matplotlib date number: the
+    pictures are drawn over the time the runs started, not over their numbers."""
+    import matplotlib.dates
+
+    timed = [(run, run.started_at or run.finished_at) for run in runs]
+    return [(run, float(matplotlib.dates.date2num(when))) for run, when in timed if when is not None]
+
+
 def runs_picture(warehouse: Warehouse) -> str:
     import matplotlib
+    import matplotlib.dates
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    runs = warehouse.runs
-    x = [run.run_seq for run in runs]
+    timed = run_times(warehouse.runs)
+    runs, x = [run for run, _ in timed], [when for _, when in timed]
+    gaps = [later - earlier for earlier, later in itertools.pairwise(x) if later > earlier]
+    width = 0.8 * min(gaps) if gaps else 1 / (24 * 60)  # a day is 1.0; one run alone: a minute wide
     fig, (top, middle, bottom) = plt.subplots(
         3, 1, figsize=(10, 8), sharex=True, gridspec_kw={"height_ratios": [3, 2, 2]}
     )
-    top.bar(x, [run.rows_in or 0 for run in runs], color="#4c72b0")
+    top.bar(x, [run.rows_in or 0 for run in runs], width=width, color="#4c72b0")
     top.set_ylabel("rows staged")
     top.set_title(f"Runs over time: {len(runs)} runs of {warehouse.path.name}")
-    width = 0.27
+    third = width / 3
     for offset, (label, values, colour) in enumerate(
         (
-            ("quarantined", [run.quarantined or 0 for run in runs], "#c44e52"),
-            ("late (queued)", [run.late or 0 for run in runs], "#dd8452"),
-            ("late applied by a correction", [run.applied or 0 for run in runs], "#55a868"),
+            ("quarantined rows", [run.quarantined or 0 for run in runs], "#c44e52"),
+            ("late copies written", [run.late or 0 for run in runs], "#dd8452"),
+            ("late rows applied by a correction", [run.applied or 0 for run in runs], "#55a868"),
         )
     ):
-        middle.bar([v + (offset - 1) * width for v in x], values, width=width, label=label, color=colour)
-    middle.set_ylabel("rows")
+        middle.bar([v + (offset - 1) * third for v in x], values, width=third, label=label, color=colour)
+    middle.set_ylabel("rows or copies")
     middle.legend(loc="upper left", fontsize="small")
     bottom.plot(
         x,
@@ -356,17 +365,20 @@ def runs_picture(warehouse: Warehouse) -> str:
         color="#8172b3",
         label="late rows waiting after the run",
     )
-    bottom.set_ylabel("late queue (rows)")
-    bottom.set_xlabel("run (rerun_safe_runs.run_seq)")
+    bottom.set_ylabel("late rows waiting")
+    bottom.set_xlabel("run start time (UTC, rerun_safe_runs.started_at)")
     bottom.set_ylim(bottom=0)
-    corrected = sorted({c.recorded_run_seq for c in warehouse.corrections})
-    for seq in corrected:
+    starts = {run.run_seq: when for run, when in timed}
+    corrected = sorted({starts[c.recorded_run_seq] for c in warehouse.corrections if c.recorded_run_seq in starts})
+    for when in corrected:
         for axis in (top, middle, bottom):
-            axis.axvline(seq, color="#55a868", linestyle="--", linewidth=1)
+            axis.axvline(when, color="#55a868", linestyle="--", linewidth=1)
     if corrected:
         bottom.plot([], [], color="#55a868", linestyle="--", label="a correction recorded")
     bottom.legend(loc="upper left", fontsize="small")
-    bottom.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+    locator = matplotlib.dates.AutoDateLocator()
+    bottom.xaxis.set_major_locator(locator)
+    bottom.xaxis.set_major_formatter(matplotlib.dates.ConciseDateFormatter(locator))
     for axis in (top, middle, bottom):
         axis.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
         axis.yaxis.set_major_formatter(matplotlib.ticker.StrMethodFormatter("{x:,.0f}"))
@@ -442,7 +454,20 @@ def _when(value: dt.datetime | None) -> str:
     return "" if value is None else value.strftime("%Y-%m-%d %H:%M:%S")
 
 
+def _number(figures: object, name: str) -> int | None:
+    """A whole-number figure of a model's run-log row, or None when it is missing or not a number
+    (a run log written by another version of the project, or edited by hand)."""
+    value = figures.get(name) if isinstance(figures, dict) else None
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _shown(value: int | None, signed: bool = False) -> str:
+    return "?" if value is None else (f"{value:+,}" if signed else f"{value:,}")
+
+
 def _last_run_lines(run: Run) -> list[str]:
+    """The last run in the words of the run summary (macros/audit/run_summary.sql): rows are
+    rows, copies are copies. A figure missing from the run log is shown as `?`."""
     m = run.metrics
     lines = [f"run {run.run_seq} ({run.command}, started {_when(run.started_at)} UTC): {run.status}"]
     if run.status == "refused":
@@ -453,31 +478,34 @@ def _last_run_lines(run: Run) -> list[str]:
         return lines
     deliveries = m.get("stg_landing__deliveries")
     if deliveries is not None:
-        new, rejected = deliveries.get("files_new") or 0, deliveries.get("files_rejected") or 0
+        new, rejected = _number(deliveries, "files_new") or 0, _number(deliveries, "files_rejected") or 0
         lines.append(
             f"deliveries: {new - rejected} new accepted, {rejected} rejected, "
-            f"{(deliveries.get('files_listed') or 0) - new} unchanged (already seen)"
+            f"{(_number(deliveries, 'files_listed') or 0) - new} unchanged (already seen)"
         )
     lines.append(
-        f"rows: {run.rows_in or 0} staged, {run.quarantined or 0} quarantined, {run.late or 0} late "
-        f"(waiting for a correction), {run.applied or 0} applied by a correction; "
-        f"{run.waiting if run.waiting is not None else '?'} late rows wait in all"
+        f"rows: {run.rows_in or 0} staged, {run.quarantined or 0} quarantined, {run.applied or 0} late rows "
+        f"applied by a correction; {_shown(run.waiting)} late rows waiting; copies: {run.late or 0} late copies written"
     )
     corrections = m.get("int_corrections_recorded", {})
-    if corrections.get("corrections_recorded"):
-        lines.append(f"correction recorded: {corrections['corrections_recorded']}")
+    if _number(corrections, "corrections_recorded"):
+        lines.append(f"correction recorded: {_number(corrections, 'corrections_recorded')}")
     ledger, days = m.get("fct_revenue_ledger"), m.get("fct_daily_revenue")
     if ledger is not None:
         lines.append(
-            f"ledger: {ledger.get('postings') or 0} postings ({ledger.get('reversals') or 0} reversals), "
-            f"net {ledger.get('posted_cents') or 0:+,} cents"
+            f"ledger: {_number(ledger, 'postings') or 0} postings ({_number(ledger, 'reversals') or 0} reversals), "
+            f"net {_shown(_number(ledger, 'posted_cents'), signed=True)} cents"
         )
     if ledger is not None and days is not None:
-        balanced = ledger.get("balance_cents") == days.get("net_cents")
-        lines.append(
-            f"balance: ledger {ledger.get('balance_cents'):,} cents {'=' if balanced else '!='} daily "
-            f"revenue {days.get('net_cents'):,} cents: {'balanced' if balanced else 'NOT BALANCED'}"
-        )
+        balance, net = _number(ledger, "balance_cents"), _number(days, "net_cents")
+        if balance is None or net is None:
+            lines.append("balance: not checked (the run log has no balance_cents or net_cents for this run)")
+        else:
+            balanced = balance == net
+            lines.append(
+                f"balance: ledger {balance:,} cents {'=' if balanced else '!='} daily "
+                f"revenue {net:,} cents: {'balanced' if balanced else 'NOT BALANCED'}"
+            )
     if run.rebuilt:
         lines.append("rebuilt from scratch: " + ", ".join(run.rebuilt))
     return lines
@@ -514,9 +542,9 @@ def render(warehouse: Warehouse, hours: int, generated: dt.datetime) -> str:
             for label in (
                 "runs",
                 "rows staged",
-                "quarantined",
-                "late waiting",
-                "late applied",
+                "quarantined rows",
+                "late rows waiting",
+                "late rows applied",
                 "daily revenue rows",
                 "items",
                 "ledger postings",
@@ -557,15 +585,17 @@ def render(warehouse: Warehouse, hours: int, generated: dt.datetime) -> str:
         )
     parts.append(
         '<p class="note">Per run, from its rows of the run log: rows staged (stg_landing__events '
-        "<code>rows_read</code>), quarantined (<code>quarantined_this_run</code>), late copies queued "
-        "(int_event_copies_classified <code>late_waiting_written</code>), late rows applied (late_events "
-        "<code>applied</code> less the run before), and the late queue after the run (<code>waiting</code>). "
+        "<code>rows_read</code>), quarantined rows (<code>quarantined_this_run</code>), late rows applied by a "
+        "correction (late_events <code>applied</code> less the run before), late rows waiting after the run "
+        "(late_events <code>waiting</code>: the late queue, one row per event), and late copies written "
+        "(int_event_copies_classified <code>late_waiting_written</code>: a row delivered twice is two copies, so "
+        "this can exceed the queue's growth). The pictures are drawn over the runs' start times. "
         "Empty: the model did not commit in that run.</p>"
     )
     parts.append(
         '<table id="runs"><tr><th>run</th><th class="text">command</th><th class="text">started (UTC)</th>'
-        '<th class="text">status</th><th>rows staged</th><th>quarantined</th><th>late</th><th>applied</th>'
-        '<th>late queue</th><th class="text">rebuilt</th></tr>'
+        '<th class="text">status</th><th>rows staged</th><th>quarantined rows</th><th>late rows applied</th>'
+        '<th>late rows waiting</th><th>late copies written</th><th class="text">rebuilt</th></tr>'
     )
     for run in runs:
         parts.append(
@@ -574,9 +604,9 @@ def render(warehouse: Warehouse, hours: int, generated: dt.datetime) -> str:
             f'<td class="text{"" if run.status in ("success", "refused") else " bad"}">{e(run.status)}</td>'
             + _cell(run.rows_in, "rows_in")
             + _cell(run.quarantined, "quarantined")
-            + _cell(run.late, "late")
             + _cell(run.applied, "applied")
             + _cell(run.waiting, "waiting")
+            + _cell(run.late, "late_copies")
             + f'<td class="text">{e(", ".join(run.rebuilt) if len(run.rebuilt) < 9 else "every model")}</td></tr>'
         )
     parts.append("</table>")
@@ -642,9 +672,12 @@ def _hours(seconds: int | None) -> str:
     return "?" if seconds is None else f"{seconds / 3600:.2f}"
 
 
-def write_report(warehouse_path: Path, out: Path | None = None, hours: int | None = None) -> Path:
-    warehouse_path, out, hours = check_arguments(warehouse_path, out, hours)
-    warehouse = read_warehouse(warehouse_path)
+def write_report(
+    warehouse_path: Path, out: Path | None = None, hours: int | None = None,
+    names: tuple[str, str] = ("--warehouse", "--out"),
+) -> Path:
+    warehouse_path, out, hours = check_arguments(warehouse_path, out, hours, names)
+    warehouse = read_warehouse(warehouse_path, names[0])
     page = render(warehouse, hours, dt.datetime.now(dt.UTC).replace(tzinfo=None))
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(
@@ -656,10 +689,20 @@ def write_report(warehouse_path: Path, out: Path | None = None, hours: int | Non
 
 
 def run(args: argparse.Namespace) -> int:
+    """Exit 0 with the page written, or 2 with one line naming the bad value (WAREHOUSE and REPORT
+    when `make report` passed them, the flags otherwise)."""
+    warehouse = resolve(args.warehouse, "--warehouse", "WAREHOUSE", str(DEFAULT_WAREHOUSE))
+    out = resolve(args.out, "--out", "REPORT", "")
     try:
-        out = write_report(args.warehouse, args.out, args.allowed_lateness_hours)
+        if any(not c.isprintable() for c in warehouse.text + out.text):
+            bad = warehouse if any(not c.isprintable() for c in warehouse.text) else out
+            raise ReportError(f"{bad.name} {shown(bad.text)}: a path without control characters")
+        written = write_report(
+            Path(warehouse.text), Path(out.text) if out.text else None, args.allowed_lateness_hours,
+            (warehouse.name, out.name),
+        )
     except ReportError as exc:
         print(f"report: {exc}", file=sys.stderr, flush=True)
         return 2
-    print(f"report: wrote {out} (open it in a browser; it loads nothing from the network)", flush=True)
+    print(f"report: wrote {written} (open it in a browser; it loads nothing from the network)", flush=True)
     return 0

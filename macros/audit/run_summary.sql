@@ -96,15 +96,15 @@
                 "quarantined_run_seq = " ~ run_seq) if quarantined > 0 else '' -%}
             {%- do parts.append(quarantined ~ ' quarantined' ~ ((' (' ~ reasons ~ ')') if reasons else '')) -%}
         {%- endif -%}
-        {%- if c is not none -%}
-            {%- do parts.append((c.get('late_waiting_written', 0) or 0) ~ ' late (waiting for a correction)') -%}
-        {%- endif -%}
         {%- if l is not none -%}
             {%- set applied = (l.get('applied', 0) or 0) - (previous_late.get('applied', 0) or 0) -%}
-            {%- do parts.append(applied ~ ' applied by a correction') -%}
+            {%- do parts.append(applied ~ ' late rows applied by a correction') -%}
         {%- endif -%}
+        {#- rows are rows (late_events: one per event), copies are copies (int_event_copies_classified:
+            a row delivered twice is two copies); each figure says which it counts -#}
         {%- do lines.append('  rows: ' ~ parts | join(', ')
-            ~ ((' (' ~ l.get('waiting', 0) ~ ' late rows wait in all)') if l is not none else '')) -%}
+            ~ (('; ' ~ l.get('waiting', 0) ~ ' late rows waiting') if l is not none else '')
+            ~ (('; copies: ' ~ (c.get('late_waiting_written', 0) or 0) ~ ' late copies written') if c is not none else '')) -%}
     {%- endif -%}
     {%- set corrections = m.get('int_corrections_recorded') -%}
     {%- if corrections is not none and (corrections.get('corrections_recorded', 0) or 0) > 0 -%}

@@ -29,3 +29,10 @@ def test_the_page_lists_every_lock_and_profile_case_in_its_section() -> None:
                if f"| `{c.id}` |" not in _section(text, title)]
     assert not missing, f"docs/bad-input.md does not list: {missing}"
     assert len(LOCK_CASES) >= 10 and len(PROFILE_CASES) >= 10
+def test_the_page_lists_every_case_of_the_demos_neighbours() -> None:
+    from tests.bad_input.test_periphery_demo import CASE_IDS, OTHER_CASE_IDS
+
+    text = PAGE.read_text(encoding="utf-8")
+    section = text.split("## make show, make report, make demo, make land", 1)[-1].split("\n## ", 1)[0]
+    missing = [case for case in [*CASE_IDS, *OTHER_CASE_IDS] if f"`{case}`" not in section]
+    assert not missing, f"docs/bad-input.md, make show, make report, make demo, make land, does not list: {missing}"

@@ -35,8 +35,8 @@ def test_each_run_says_what_it_did(pipeline: Pipeline, tmp_path: Path) -> None:
     first = _build(pipeline, tmp_path / "first")
     assert first[0].startswith("run summary: run 1 (build, invocation ") and first[0].endswith("): success")
     assert "  deliveries: 1 new accepted, 0 rejected, 0 unchanged (already seen); 0 rejected in all" in first
-    assert ("  rows: 3 staged from 1 file(s), 0 quarantined, 1 late (waiting for a correction), "
-            "0 applied by a correction (1 late rows wait in all)") in first
+    assert ("  rows: 3 staged from 1 file(s), 0 quarantined, 0 late rows applied by a correction; "
+            "1 late rows waiting; copies: 1 late copies written") in first
     assert ("  rewritten: the days and items of 3 changed events (3 copies written), "
             "fct_daily_revenue now 1 days, fct_order_items now 2 items") in first
     assert "  ledger: 2 postings (0 reversals), net +15000 cents" in first
@@ -60,14 +60,14 @@ def test_each_run_says_what_it_did(pipeline: Pipeline, tmp_path: Path) -> None:
     assert ("  deliveries: 1 new accepted, 1 rejected (missing_header 1), 1 unchanged (already seen); "
             "1 rejected in all") in bad
     assert ("  rows: 3 staged from 1 file(s), 2 quarantined (invalid_amount 1, negative_amount 1), "
-            "0 late (waiting for a correction), 0 applied by a correction (1 late rows wait in all)") in bad
+            "0 late rows applied by a correction; 1 late rows waiting; copies: 0 late copies written") in bad
     assert "  ledger: 1 postings (0 reversals), net +700 cents" in bad
     assert "  balance: ledger 15700 cents = daily revenue 15700 cents: balanced" in bad
     assert not any("no-op" in line for line in bad)
 
     corrected = _build(pipeline, tmp_path / "corrected", vars={"correct_from": "2026-10-01", "correct_to": "2026-10-31"})
-    assert ("  rows: 0 staged from 0 file(s), 0 quarantined, 0 late (waiting for a correction), "
-            "1 applied by a correction (0 late rows wait in all)") in corrected
+    assert ("  rows: 0 staged from 0 file(s), 0 quarantined, 1 late rows applied by a correction; "
+            "0 late rows waiting; copies: 0 late copies written") in corrected
     assert "  correction recorded: 1 (1 in all)" in corrected
     assert "  ledger: 1 postings (0 reversals), net +300 cents" in corrected
     assert "  balance: ledger 16000 cents = daily revenue 16000 cents: balanced" in corrected
@@ -75,8 +75,8 @@ def test_each_run_says_what_it_did(pipeline: Pipeline, tmp_path: Path) -> None:
 
     # the same correction again: recorded already, nothing applied twice (a figure of THIS run)
     repeated = _build(pipeline, tmp_path / "repeated", vars={"correct_from": "2026-10-01", "correct_to": "2026-10-31"})
-    assert ("  rows: 0 staged from 0 file(s), 0 quarantined, 0 late (waiting for a correction), "
-            "0 applied by a correction (0 late rows wait in all)") in repeated
+    assert ("  rows: 0 staged from 0 file(s), 0 quarantined, 0 late rows applied by a correction; "
+            "0 late rows waiting; copies: 0 late copies written") in repeated
     assert repeated[-1] == "  nothing new: no-op (no business table changed)"
 
 

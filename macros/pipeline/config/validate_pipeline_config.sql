@@ -1,8 +1,10 @@
 {#- The pipeline's vars, each validated by name (built on the accessors of macros/config): a whole
     number in bounds, one of a few words, a calendar date, a path without control characters.
-    validate_pipeline_config() runs all of them, and checks the landing folder, first thing in
-    on-run-start, before begin_run takes the lease, so bad configuration fails before any
-    write; models call the accessors, never var() directly. -#}
+    validate_pipeline_config() runs all of them first thing in on-run-start, before begin_run
+    takes the lease, so bad configuration fails before any write; models call the accessors,
+    never var() directly. Every command that writes validates landing_path's value (no control
+    characters); only one that reads deliveries (reads_deliveries: build, run, retry) also needs
+    the folder to exist, so `dbt seed` on a fresh clone works without one. -#}
 
 {% macro validate_pipeline_config() %}
     {%- if rerun_safe.writing_command() -%}
@@ -10,10 +12,19 @@
         {%- for entry in rerun_safe.pipeline_var_accessors() -%}
             {%- do entry[1]() -%}
         {%- endfor -%}
-        {%- do rerun_safe.require_landing_folder(rerun_safe.landing_path()) -%}
+        {%- if rerun_safe.reads_deliveries() -%}
+            {%- do rerun_safe.require_landing_folder(rerun_safe.landing_path()) -%}
+        {%- endif -%}
         {%- do rerun_safe.require_staged_amounts_within_bound() -%}
     {%- endif -%}
     {{- return('') -}}
+{% endmacro %}
+
+{#- True for the dbt commands that may build stg_landing__deliveries, so read the landing
+    folder: build, run, retry. seed, snapshot, test and run-operation never read a delivery (and
+    compile, docs generate, show, parse never reach validate_pipeline_config: writing_command). -#}
+{% macro reads_deliveries() %}
+    {{- return(flags.WHICH in ['build', 'run', 'retry']) -}}
 {% endmacro %}
 
 {#- Staged rows that are published (no invalid_reason) but above the current max_amount_cents:
