@@ -16,7 +16,8 @@ identical in every comparison and has no duplicate key.
 | `landed_files` (a view keeping read_csv's filename) | - | passes: a lane's landing path compares equal |
 
 A microbatch model is not among them: dbt's microbatch picks its batches from the wall clock
-(the fixture deliveries are dated), so its lookback rule is pinned in test_hints.py only.
+(the fixture deliveries are dated), so its too short lookback has its own project and test,
+whose deliveries are dated relative to today (test_microbatch_lookback.py).
 Twins pass `all` with default flags (replay, batches, crash and concurrency too): run
 `rerun-safe all` on the project to see it; this test runs the four checks whose verdicts it
 asserts, to keep CI time down.
