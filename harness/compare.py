@@ -93,14 +93,20 @@ def compare_snapshots(
                 _side(con, name_of(right, right_relations[key]), model, history),
                 key=model.rerun_safe.group_by if history else model.unique_key,
                 excluded=tuple(model.rerun_safe.volatile_columns)
+                + tuple(c for c in model.snapshot_time_columns if c not in model.rerun_safe.volatile_columns)
                 + tuple(c for c in stamped if c not in model.rerun_safe.volatile_columns),
                 mode="history" if history else "exact",
                 sample_size=sample_size,
             )
             present = {name.lower() for name, _ in con.columns(name_of(left, left_relations[key]))}
             diff.stamped_columns = tuple(c for c in stamped if c.lower() in present)
+            diff.snapshot_time_columns = tuple(c for c in model.snapshot_time_columns if c.lower() in present)
             diff.excluded_columns = tuple(
-                c for c in diff.excluded_columns if c in model.rerun_safe.volatile_columns or c in diff.stamped_columns
+                c
+                for c in diff.excluded_columns
+                if c in model.rerun_safe.volatile_columns
+                or c in diff.stamped_columns
+                or c in diff.snapshot_time_columns
             )
             if diff.key:
                 diff.key_source = "meta.rerun_safe.group_by" if history else model.key_source

@@ -112,6 +112,10 @@ class Model:
     # model), the high-water marks a reordered delivery can defeat.
     trusted_columns: tuple[str, ...] = ()
     parents: tuple[str, ...] = ()  # unique_ids it depends on (depends_on.nodes)
+    # A snapshot with the `check` strategy stamps its meta columns (dbt_scd_id, dbt_updated_at,
+    # dbt_valid_from, dbt_valid_to) with the time the snapshot ran: two lanes built at other times
+    # differ there by dbt's design, so they are left out of every comparison, and the report says so.
+    snapshot_time_columns: tuple[str, ...] = ()
 
     @property
     def relation_key(self) -> tuple[str, str]:
@@ -173,6 +177,21 @@ def _as_key(value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         return (value,)
     return tuple(str(item) for item in value)
+
+
+SNAPSHOT_META_COLUMNS = ("dbt_scd_id", "dbt_updated_at", "dbt_valid_from", "dbt_valid_to")
+
+
+def snapshot_time_columns(node: dict[str, Any]) -> tuple[str, ...]:
+    """The meta columns a `check`-strategy snapshot fills with the time it ran (renamed where its
+    `snapshot_meta_column_names` config says so); none for any other node or strategy (the
+    `timestamp` strategy takes them from the rows' own `updated_at`)."""
+    config = node.get("config") or {}
+    if node.get("resource_type") != "snapshot" or str(config.get("strategy") or "").lower() != "check":
+        return ()
+    names = config.get("snapshot_meta_column_names") or {}
+    names = names if isinstance(names, dict) else {}
+    return tuple(str(names.get(column) or column) for column in SNAPSHOT_META_COLUMNS)
 
 
 def keys_from_tests(nodes: dict[str, Any]) -> dict[str, tuple[tuple[str, ...], str]]:
@@ -301,6 +320,7 @@ def load_manifest(target_path: Path, rename: tuple[str, str] | None = None) -> P
                 key_not_asserted=not_asserted,
                 trusted_columns=trusted_columns(str(node.get("raw_code") or "")),
                 parents=tuple((node.get("depends_on") or {}).get("nodes") or ()),
+                snapshot_time_columns=snapshot_time_columns(node),
             )
         )
     sources = frozenset(

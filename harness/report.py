@@ -170,9 +170,13 @@ def _diff_lines(diff: TableDiff, indent: str) -> list[str]:
     elif diff.hint and not diff.identical:
         lines.append(f"{indent}     hint: {diff.hint}")
     if diff.excluded_columns:
-        volatile = [c for c in diff.excluded_columns if c not in diff.stamped_columns]
+        by_design = set(diff.stamped_columns) | set(diff.snapshot_time_columns)
+        volatile = [c for c in diff.excluded_columns if c not in by_design]
         if volatile:
             lines.append(f"{indent}     excluded (meta.rerun_safe.volatile_columns): {', '.join(volatile)}")
+        if diff.snapshot_time_columns:
+            snapshot = ", ".join(diff.snapshot_time_columns)
+            lines.append(f"{indent}     excluded (a check-strategy snapshot: the time it ran, by dbt's design): {snapshot}")
         if diff.stamped_columns:
             stamped = ", ".join(diff.stamped_columns)
             lines.append(f"{indent}     excluded (load stamps, stamped at delivery time in this split): {stamped}")

@@ -105,6 +105,8 @@ class TableDiff:
     warning: str = ""
     # columns left out of this comparison because the split stamped them at delivery time
     stamped_columns: tuple[str, ...] = ()
+    # a check-strategy snapshot's meta columns: the time of the snapshot run, by dbt's design
+    snapshot_time_columns: tuple[str, ...] = ()
 
     @property
     def schema_changes(self) -> list[str]:

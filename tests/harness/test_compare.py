@@ -45,3 +45,53 @@ def test_a_model_recording_deliveries_is_judged_by_every_purpose_but_replay(tmp_
     else:
         assert not comparison.passed
         assert comparison.diff_for("staged").surplus_right == 2
+
+
+def _snapshot_warehouse(path: Path, ran_at: str, price: int) -> Path:
+    """A check-strategy snapshot of one product, as dbt writes it when it runs at `ran_at`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect(str(path))
+    con.execute(
+        "create table scd_products as select 7 as product_id, ? as price, md5('7' || ?) as dbt_scd_id,"
+        " ?::timestamp as dbt_updated_at, ?::timestamp as dbt_valid_from, null::timestamp as dbt_valid_to",
+        [price, ran_at, ran_at, ran_at],
+    )
+    con.close()
+    return path
+
+
+def _snapshot_model(strategy: str, renamed: dict[str, str] | None = None) -> Model:
+    from harness.project import snapshot_time_columns
+
+    config = {"strategy": strategy, "snapshot_meta_column_names": renamed or {}}
+    node = {"resource_type": "snapshot", "config": config}
+    return Model(
+        "snapshot.p.scd_products", "scd_products", "snapshot", "w", "main", "scd_products", "snapshot",
+        unique_key=("product_id",), snapshot_time_columns=snapshot_time_columns(node),
+    )
+
+
+def test_a_check_snapshot_taken_at_another_time_is_identical_and_says_why(tmp_path: Path) -> None:
+    # Two lanes snapshot the same product a minute apart: dbt stamps the run's time into the
+    # meta columns of a `check` snapshot, so only those differ, and they are no finding.
+    left = take_snapshot(_snapshot_warehouse(tmp_path / "a" / "w.duckdb", "2026-12-07 05:25:22", 100), tmp_path / "sa", "a")
+    right = take_snapshot(_snapshot_warehouse(tmp_path / "b" / "w.duckdb", "2026-12-07 05:26:08", 100), tmp_path / "sb", "b")
+    comparison = compare_snapshots(left, right, Project("p", (_snapshot_model("check"),)), label="x", purpose=Purpose.CONVERGE)
+    diff = comparison.diff_for("scd_products")
+    assert diff.identical and comparison.passed
+    assert diff.snapshot_time_columns == ("dbt_scd_id", "dbt_updated_at", "dbt_valid_from", "dbt_valid_to")
+
+
+def test_a_check_snapshot_still_differs_on_its_data_and_a_timestamp_snapshot_on_its_times(tmp_path: Path) -> None:
+    a = take_snapshot(_snapshot_warehouse(tmp_path / "a" / "w.duckdb", "2026-12-07 05:25:22", 100), tmp_path / "sa", "a")
+    b = take_snapshot(_snapshot_warehouse(tmp_path / "b" / "w.duckdb", "2026-12-07 05:26:08", 120), tmp_path / "sb", "b")
+    # the price changed: a finding, whatever the meta columns
+    assert not compare_snapshots(a, b, Project("p", (_snapshot_model("check"),)), label="x", purpose=Purpose.CONVERGE).passed
+    # a `timestamp` snapshot takes its times from the rows: a different time is a finding
+    c = take_snapshot(_snapshot_warehouse(tmp_path / "c" / "w.duckdb", "2026-12-07 05:26:08", 100), tmp_path / "sc", "c")
+    timestamp = _snapshot_model("timestamp")
+    assert timestamp.snapshot_time_columns == ()
+    assert not compare_snapshots(a, c, Project("p", (timestamp,)), label="x", purpose=Purpose.CONVERGE).passed
+    # renamed meta columns (snapshot_meta_column_names) are the ones left out
+    renamed = _snapshot_model("check", {"dbt_valid_from": "valid_from", "dbt_valid_to": "valid_to"})
+    assert renamed.snapshot_time_columns == ("dbt_scd_id", "dbt_updated_at", "valid_from", "valid_to")
