@@ -176,7 +176,8 @@ def _diff_lines(diff: TableDiff, indent: str) -> list[str]:
             lines.append(f"{indent}     excluded (meta.rerun_safe.volatile_columns): {', '.join(volatile)}")
         if diff.snapshot_time_columns:
             snapshot = ", ".join(diff.snapshot_time_columns)
-            lines.append(f"{indent}     excluded (a check-strategy snapshot: the time it ran, by dbt's design): {snapshot}")
+            why = "a check-strategy snapshot: the time it ran, by dbt's design"
+            lines.append(f"{indent}     excluded ({why}): {snapshot}")
         if diff.stamped_columns:
             stamped = ", ".join(diff.stamped_columns)
             lines.append(f"{indent}     excluded (load stamps, stamped at delivery time in this split): {stamped}")
