@@ -172,7 +172,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="rerun-safe",
         description="Prove that re-running a dbt project is safe: idempotency, convergence, "
         "replay, batch-split invariance, lateness.",
-        epilog="Exit status: 0 all checks passed, 1 a check failed, 2 a check could not run.",
+        epilog="Exit status: 0 all checks passed or skipped, 1 a check failed or exercised nothing, "
+        "2 a check could not run.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="<command>")

@@ -293,6 +293,12 @@ def build_args(
         args += ["--state", str(settings.state)]
         if settings.defer and command in ("build", "run", "test", "seed", "snapshot"):
             args.append("--defer")
+        if settings.defer and command in ("build", "test"):
+            # A test that also reads a node the selection left out (a `relationships` test to an
+            # unchanged model) would read it from the base state, which the harness's scratch
+            # warehouse never built: it errors, and is no finding of the change. dbt's `cautious`
+            # selection runs only the tests whose every parent is selected.
+            args += ["--indirect-selection", "cautious"]
     if full_refresh:
         args.append("--full-refresh")
     if not settings.show_dbt_output:

@@ -60,3 +60,15 @@ def test_the_harness_judges_what_dbt_ls_selects_and_names_the_deferred(pull_requ
     assert "judged, as dbt ls selects them: customers" in out
     assert "deferred (unchanged" in out and "stg_orders" in out
     assert not (head / "jaffle_shop.duckdb").exists()  # the user's warehouse: never opened
+
+
+def test_a_deferred_build_runs_only_tests_whose_parents_are_all_selected(tmp_path: Path) -> None:
+    # A relationships test from a changed model to an unchanged one reads the unchanged one from
+    # the base state, which the scratch warehouse never built: it must not be selected.
+    from harness.dbt_invoke import DbtSettings, build_args
+
+    settings = DbtSettings(project_dir=tmp_path, state=tmp_path / "base", defer=True)
+    build = build_args(settings, "build", target_path=tmp_path / "t", landing=None, select=["state:modified+"])
+    assert build[build.index("--indirect-selection") + 1] == "cautious"
+    plain = DbtSettings(project_dir=tmp_path, state=tmp_path / "base")
+    assert "--indirect-selection" not in build_args(plain, "build", target_path=tmp_path / "t", landing=None)
