@@ -202,8 +202,9 @@ def _keyed_details(
     assert row is not None
     result.changed_columns = {c: int(n) for c, n in zip(value_cols, row, strict=True) if n}
     for column in list(result.changed_columns)[:MAX_VALUE_COLUMNS]:
+        # the values as they are, made text here: `cast(... as varchar)` is no type on Spark
         _, values = con.query(
-            f"select distinct cast({quote(column)} as varchar) from {diff_table} "
+            f"select distinct {quote(column)} from {diff_table} "
             f"where __n_right > __n_left and {quote(column)} is not null limit {MAX_VALUES}"
         )
         result.changed_values[column] = tuple(str(v[0]) for v in values)
