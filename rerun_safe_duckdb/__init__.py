@@ -282,7 +282,7 @@ def inspect_delivery(path: str) -> dict[str, Any]:
 def content_md5(path: str) -> str | None:
     """The MD5 of a file's bytes now, read in pieces (None when it cannot be read): staging's
     check, after its read, that a delivery whose stat cannot tell is still the one inspected
-    (macros/pipeline/landing/defer_changed_deliveries.sql). Hashing only: no verdict."""
+    (macros/pipeline/landing/mark_changed_deliveries.sql). Hashing only: no verdict."""
     digest = hashlib.md5()
     try:
         with open(path, "rb") as handle:

@@ -5,7 +5,7 @@
     it has not staged yet (keyed on _row_id = delivery and record), so a delivery is never
     staged twice, whatever the source window did before (see docs/architecture.md). A delivery
     whose file changed since its inspection is not loaded (its first two post-hooks,
-    macros/pipeline/landing/defer_changed_deliveries.sql). -#}
+    macros/pipeline/landing/mark_changed_deliveries.sql). -#}
 {%- set files_mode = rerun_safe.source_window() == 'files' -%}
 {{
     config(

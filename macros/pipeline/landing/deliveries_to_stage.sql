@@ -4,7 +4,7 @@
     gone from the landing folder: loaded ones before a full refresh (it would silently shrink
     the published history), or accepted ones never loaded completely whose name is gone too
     (a name listed with other bytes was rewritten before it was loaded: superseded, see
-    defer_changed_deliveries.sql). -#}
+    mark_changed_deliveries.sql). -#}
 {% macro deliveries_to_stage(deliveries, target) %}
     {#- outside a run (compile, show, lint) there is no listing of this run to read -#}
     {%- set current = rerun_safe.run_seq_or_none() -%}
@@ -84,10 +84,4 @@
         {%- do files.append({'file_id': row[0], 'file_name': row[1], 'path': row[2], 'header': row[3], 'first_seen_run_seq': row[4]}) -%}
     {%- endfor -%}
     {{- return(files) -}}
-{% endmacro %}
-
-{% macro loaded_file_ids_sql(target) %}
-    {%- set rebuild = rerun_safe.last_rebuild_seq(target.identifier) if execute else 0 -%}
-    select files.file_id from {{ rerun_safe.loaded_files_relation() }} as files
-    where files.run_seq >= {{ rebuild }}
 {% endmacro %}
