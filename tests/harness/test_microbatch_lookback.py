@@ -22,25 +22,15 @@ import pytest
 import harness
 from harness.hints import MICROBATCH_LOOKBACK
 from harness.results import CheckResult, Status
+from pipeline_demo.generate import HEADER
 from tests.harness.helpers import PROJECTS
 
 PROJECT = PROJECTS / "microbatch_lookback"
 CHECKS = ["convergence", "idempotency"]
 BUG = "microbatch_lookback"
 TWIN = f"{BUG}_ok"
-# landed_rows (tests/fixtures/projects/correct/macros) reads these columns, in this order
-COLUMNS = (
-    "event_id",
-    "event_type",
-    "company_id",
-    "order_id",
-    "order_item_id",
-    "amount_cents",
-    "currency",
-    "event_time",
-    "ingested_at",
-    "version",
-)
+# landed_rows (tests/fixtures/projects/correct/macros) reads the contract's columns, in this order
+COLUMNS = HEADER
 LATE_EVENT = "late_5d"
 
 
