@@ -128,12 +128,13 @@ def annotate(
     mark the ones an earlier check of this run already reported (listed once, not counted again)."""
     remember_sql(ctx, lanes)
     known: dict[str, ModelSql] = ctx.shared.get(MODEL_SQL, {}) if ctx is not None else {}
+    found_in_input = in_input(ctx)  # the delivery files are listed once, not per differing table
     for comparison in comparisons:
         for diff in comparison.diffs:
             if diff.identical:
                 continue
             diff.hint = hint_for(
-                diff, check, comparison.label, known.get(diff.table.split(".")[-1].lower()), in_input(ctx)
+                diff, check, comparison.label, known.get(diff.table.split(".")[-1].lower()), found_in_input
             )
             name = diff.table.split(".")[-1]
             if ctx is not None and ctx.explained.get(name, check) != check:

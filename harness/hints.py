@@ -248,11 +248,9 @@ def in_delivery_files(files: list[Path]) -> Callable[[str], bool]:
                 import duckdb
 
                 with duckdb.connect() as con:
-                    text = str(path).replace("'", "''")
                     row = con.execute(
-                        f"select count(*) from read_parquet('{text}') as row_of "
-                        "where contains(cast(row_of as varchar), ?)",
-                        [value],
+                        "select count(*) from read_parquet(?) as row_of where contains(cast(row_of as varchar), ?)",
+                        [str(path), value],
                     ).fetchone()
                     if row and row[0]:
                         return True
