@@ -167,7 +167,8 @@ bench-drift: setup
 	$(BIN)/python bench/drift.py --out bench/out-drift
 
 # Mutation score of the test suite (not part of `make test`): each mutant of mutation/mutants.yml
-# applied alone to a copy of the project, its pytest subset run there; writes docs/testing.md.
+# applied alone to a copy of the project, its pytest subset run there; writes docs/testing.md (its
+# "Last run" section) and the verdict tables mutation/mutants-verdicts.tsv, mutation/rules-verdicts.tsv.
 mutate: setup
 	nice -n 10 $(BIN)/python -m mutation
 

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-PAGES = ["README.md", "CONTRIBUTING.md", "harness/README.md", "mutation/report_intro.md",
-         *sorted(str(p.relative_to(REPO)) for p in (REPO / "docs").glob("*.md"))]
+PAGES = ["README.md", "CONTRIBUTING.md", "harness/README.md", "mutation/outside-report.md",
+         *sorted(str(p.relative_to(REPO)) for p in (REPO / "docs").rglob("*.md")),
+         *sorted(str(p.relative_to(REPO)) for p in (REPO / "tests").rglob("README.md"))]
 CONFIGS = ["dbt_project.yml", "macros/dbt_project.yml", "Makefile", "pyproject.toml", "profiles.yml",
            ".pre-commit-config.yaml", ".sqlfluff", ".ci/run"]
 GENERATED = ("target/", "data/", "bench/out", "logs/", "dbt_packages/", ".venv/", "reports/")

@@ -2,11 +2,13 @@
 a JSON-lines results file, and the report is written from it. A result recorded for another
 text of the mutated file (the code or the mutant changed since) is not used, so a stale verdict
 never counts as a kill."""
+
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+from mutation.report import read_tsv
 from mutation.runner import MUTANTS_FILE, load_mutants, load_results, main, record_result
 
 
@@ -51,13 +53,96 @@ def test_the_report_from_results_counts_only_what_ran(tmp_path: Path) -> None:
     second.status = "killed"  # a later run of the same mutant: the last line wins
     second.killed_by = ["tests/x.py::test_z"]
     record_result(second, results, "def5678")
-    assert main(["--mutants", str(mutants_file), "--results", str(results), "--report-from-results",
-                 "--report", str(report)]) == 0
+    assert (
+        main(
+            [
+                "--mutants",
+                str(mutants_file),
+                "--results",
+                str(results),
+                "--report-from-results",
+                "--report",
+                str(report),
+            ]
+        )
+        == 0
+    )
     text = report.read_text(encoding="utf-8")
-    total = len(load_mutants(mutants_file))
+    everyone = load_mutants(mutants_file)
     assert "**Score: 2/2 mutants killed (100.0 %)**" in text, text[:600]
-    assert f"not run: {total - 2}." in text
-    assert f"- **{load_mutants(mutants_file)[2].id}** (" in text.split("## Not run", 1)[1]
+    assert f"not run: {len(everyone) - 2}." in text
+    assert f" {everyone[2].id}, " in text.split("**Not run**", 1)[1]
+    assert "### Survived or timed out in an earlier part" in text and f"**{second.id}**: survived at abc1234" in text
+    rows = read_tsv(tmp_path / "round-verdicts.tsv")
+    assert [row["id"] for row in rows] == [m.id for m in everyone]
+    assert [row["result"] for row in rows[:3]] == ["killed", "killed", "not run"]
+    assert rows[1]["killed by"] == "test_z"
+    assert "[`round-verdicts.tsv`](round-verdicts.tsv)" in text
+    assert not (tmp_path / "rules-verdicts.tsv").exists()  # another file's rules are a column of its verdicts
+
+
+def _page_with_an_old_run(tmp_path: Path) -> Path:
+    page = tmp_path / "testing.md"
+    page.write_text("# Testing\n\nWritten by hand.\n\n## Last run\n\n| B01 | old row |\n", encoding="utf-8")
+    return page
+
+
+def test_the_page_keeps_its_own_text_and_gets_a_short_generated_section(tmp_path: Path) -> None:
+    """For mutants.yml: the text above `## Last run` stays as written, the section below is
+    replaced; the Markdown names only survivors and the ids of what did not run, so it stays
+    short whatever the number of mutants; every mutant and every rule is one TSV line."""
+    from mutation.report import score, write_report
+    from mutation.runner import load_rules
+
+    page = _page_with_an_old_run(tmp_path)
+    mutants = load_mutants(MUTANTS_FILE)
+    for m in mutants:
+        m.status, m.killed_by = "killed", ["tests/x.py::test_y"]
+    odd = mutants[0]
+    odd.status, odd.killed_by, odd.equivalent = "survived", [], "no test can see it"
+    odd.description = 'a "quoted"\tdescription\nover two lines'
+    mutants[1].status, mutants[1].detail = "not applicable", "original text found 0 times"
+    write_report(mutants, score(mutants), "took 1 min.", page, MUTANTS_FILE, tmp_path)
+    text = page.read_text(encoding="utf-8")
+    assert text.startswith("# Testing\n\nWritten by hand.\n\n## Last run\n") and "old row" not in text
+    assert text.count("## Last run") == 1 and "took 1 min." in text
+    assert f"- **{odd.id}** (" in text and "no test can see it" in text
+    assert f"**Not applicable or errors** (1; each has its line in the verdicts table): {mutants[1].id}." in text
+    assert len(text.splitlines()) < 60, "the Markdown grows with the number of mutants"
+    verdicts = read_tsv(tmp_path / "mutants-verdicts.tsv")
+    assert [row["id"] for row in verdicts] == [m.id for m in mutants]
+    assert verdicts[0]["description"] == 'a "quoted" description over two lines'
+    assert verdicts[0]["result"] == "survived (equivalent)" and verdicts[1]["detail"] == "original text found 0 times"
+    assert len((tmp_path / "mutants-verdicts.tsv").read_text(encoding="utf-8").splitlines()) == len(mutants) + 1
+    rules = read_tsv(tmp_path / "rules-verdicts.tsv")
+    assert [row["rule"] for row in rules] == [r.id for r in load_rules()]
+    own = next(row for row in rules if row["rule"] == odd.rule)
+    assert f"{odd.id}:survived_(equivalent)" in own["mutants"].split()
+    write_report(mutants, score(mutants), "took 2 min.", page, MUTANTS_FILE, tmp_path)  # a second run
+    again = page.read_text(encoding="utf-8")
+    assert again.count("## Last run") == 1 and "took 2 min." in again and "took 1 min." not in again
+
+
+def test_a_rule_whose_mutants_all_survived_is_a_gap(tmp_path: Path) -> None:
+    from mutation.report import score, write_report
+
+    page = _page_with_an_old_run(tmp_path)
+    mutants = load_mutants(MUTANTS_FILE)
+    rule = mutants[0].rule
+    for m in mutants:
+        m.status = "survived" if m.rule == rule else "killed"
+        m.equivalent = m.equivalent or ("x" if m.rule == rule else None)
+    write_report(mutants, score(mutants), "", page, MUTANTS_FILE, tmp_path)
+    gaps = page.read_text(encoding="utf-8").split("Gaps (", 1)[1].split("\n", 1)[0]
+    assert gaps.endswith(f": {rule}."), gaps
+    row = next(r for r in read_tsv(tmp_path / "rules-verdicts.tsv") if r["rule"] == rule)
+    assert row["verdict"] == "gap: no mutant killed"
+    for m in mutants:  # not run: no gap yet
+        m.status = "pending" if m.rule == rule else "killed"
+    write_report(mutants, score(mutants), "", page, MUTANTS_FILE, tmp_path)
+    assert "all survived): none." in page.read_text(encoding="utf-8")
+    row = next(r for r in read_tsv(tmp_path / "rules-verdicts.tsv") if r["rule"] == rule)
+    assert row["verdict"] == "not run"
 
 
 def test_a_mutant_runs_the_longest_matching_area_without_its_own_whole_modules() -> None:
