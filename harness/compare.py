@@ -7,6 +7,7 @@ from enum import StrEnum
 
 from harness.diff import Side, diff_sides
 from harness.engines.base import Snapshot, Sql
+from harness.errors import InputError
 from harness.project import CompareMode, Model, Project
 from harness.results import Comparison, NotJudged, TableDiff
 
@@ -67,7 +68,7 @@ def compare_snapshots(
             assert model is not None
             history = model.rerun_safe.compare is CompareMode.HISTORY and purpose is Purpose.CONVERGE
             if history and not (model.rerun_safe.group_by and model.rerun_safe.sum_columns):
-                raise ValueError(f"{model.name}: meta.rerun_safe.compare = history needs group_by and sum_columns")
+                raise InputError(f"{model.name}: meta.rerun_safe.compare = history needs group_by and sum_columns")
             unreadable = [
                 f"{snapshot.label}: view could not be read: {error}"
                 for snapshot in (left, right)

@@ -12,6 +12,8 @@ from typing import Any
 
 import yaml
 
+from harness.errors import InputError, NotFound
+
 # Node types that own a relation in the warehouse whose rows the harness judges.
 DATA_RESOURCE_TYPES = ("model", "seed", "snapshot")
 # Generic tests that declare a grain over several columns, and the kwarg naming the columns.
@@ -38,7 +40,7 @@ class CompareMode(StrEnum):
             return cls(text)
         except ValueError:
             modes = ", ".join(mode.value for mode in cls)
-            raise ValueError(f"{model}: meta.rerun_safe.compare must be one of {modes}, got {value!r}") from None
+            raise InputError(f"{model}: meta.rerun_safe.compare must be one of {modes}, got {value!r}") from None
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,7 @@ def _as_bool(value: Any, name: str) -> bool:
         return value
     if isinstance(value, str) and value.lower() in ("true", "false"):
         return value.lower() == "true"
-    raise ValueError(f"meta.rerun_safe.{name} must be true or false, got {value!r}")
+    raise InputError(f"meta.rerun_safe.{name} must be true or false, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -168,7 +170,7 @@ class Project:
         for model in self.models:
             if model.name == name or model.unique_id == name:
                 return model
-        raise KeyError(name)
+        raise NotFound(name)
 
 
 def _as_key(value: Any) -> tuple[str, ...]:
@@ -390,7 +392,7 @@ def build_order(target_path: Path, unique_ids: Collection[str]) -> list[str]:
     while len(order) < len(wanted):
         ready = sorted(node for node in wanted - done if parents[node] <= done)
         if not ready:
-            raise ValueError("the manifest's parent_map has a cycle among the selected nodes")
+            raise InputError("the manifest's parent_map has a cycle among the selected nodes")
         order.append(ready[0])
         done.add(ready[0])
     return order

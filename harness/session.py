@@ -12,16 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from harness.context import CheckContext
-from harness.dbt_invoke import DbtError, DbtSettings, list_nodes
+from harness.dbt_invoke import DbtSettings, list_nodes
 from harness.deliveries import DEFAULT_BATCH_PATTERN
 from harness.engines import open_store
+from harness.errors import DbtError, NothingSelected, Refused
 from harness.sources import SourceLoader, check_source_locations, declared_sources
-from harness.target import Refused, check_locations, default_profiles_dir, scratch_profile
+from harness.target import check_locations, default_profiles_dir, scratch_profile
 from harness.workspace import Progress
-
-
-class NothingSelected(DbtError):
-    """The selection matched no model, seed or snapshot."""
 
 
 def _silent(message: str) -> None:

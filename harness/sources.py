@@ -29,8 +29,9 @@ import duckdb
 
 from harness.deliveries import DEFAULT_BATCH_PATTERN, partition_index
 from harness.engines.base import quote
+from harness.errors import InputError, Refused
 from harness.project import logical_schema
-from harness.target import DUCKDB_CATALOG, Refused
+from harness.target import DUCKDB_CATALOG
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,7 @@ class SourceLoader:
 
     def __init__(self, tables: list[SourceTable], pattern: str = DEFAULT_BATCH_PATTERN) -> None:
         if not tables:
-            raise ValueError("--load-sources: the project declares no source() table to load")
+            raise InputError("--load-sources: the project declares no source() table to load")
         self.tables = tables
         self.pattern = re.compile(pattern)
 
@@ -123,7 +124,7 @@ class SourceLoader:
                 if getattr(table, attribute).lower() == wanted:
                     return table
         names = ", ".join(sorted({t.identifier for t in self.tables}))
-        raise ValueError(f"delivery {path.name}: table {wanted!r} is not a declared source table ({names})")
+        raise InputError(f"delivery {path.name}: table {wanted!r} is not a declared source table ({names})")
 
     def expect(self, files: Iterable[Path]) -> None:
         """Every delivery file: each table the loader feeds is created (empty, from its first

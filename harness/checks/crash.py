@@ -33,6 +33,7 @@ from harness import childlog
 from harness.checks.base import NeedsDeliveries
 from harness.compare import Purpose, compare_snapshots
 from harness.context import CheckContext, annotate, key_figures, lane_findings, unexplained_errors
+from harness.errors import FaultIgnored, InputError
 from harness.project import build_order
 from harness.reference import Reference, build_reference
 from harness.results import CheckResult, Comparison, Interruption, NotJudged, Status, Trial
@@ -100,10 +101,10 @@ def _crash_batches(options: Options, count: int) -> list[int]:
     try:
         numbers = [int(j) for j in chosen]
     except ValueError as exc:
-        raise ValueError(f"--crash-batches takes batch numbers or `all`, got {chosen}") from exc
+        raise InputError(f"--crash-batches takes batch numbers or `all`, got {chosen}") from exc
     wrong = [j for j in numbers if not 1 <= j <= count]
     if wrong:
-        raise ValueError(f"--crash-batches {wrong}: the deliveries have batches 1..{count}")
+        raise InputError(f"--crash-batches {wrong}: the deliveries have batches 1..{count}")
     return sorted(set(numbers))
 
 
@@ -137,10 +138,6 @@ def _fault_point(ctx: CheckContext, ref: Reference, batch: int, var: str, model:
         return Stopped(f"{model} failed; {sum(n.status == 'skipped' for n in run.nodes)} node(s) skipped")
 
     return Point(batch, Interruption.FAILED_MODEL, label, stop)
-
-
-class FaultIgnored(RuntimeError):
-    """The project did not fail the model the fault var named."""
 
 
 def _kill_point(ctx: CheckContext, ref: Reference, batch: int, at: float, window: float) -> Point:

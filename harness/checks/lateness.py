@@ -14,6 +14,7 @@ import duckdb
 from harness.checks.base import Check
 from harness.context import CheckContext
 from harness.engines.base import quote
+from harness.errors import InputError
 from harness.project import project_vars
 from harness.results import CheckResult, Status
 
@@ -184,11 +185,11 @@ class Lateness(Check[Options]):
             f for batch in ctx.batches() for f in batch.files if f.suffix.lower() == ".csv" and f.stat().st_size > 0
         ]
         if not files:
-            raise ValueError("every delivery file is empty: no lateness to compute")
+            raise InputError("every delivery file is empty: no lateness to compute")
         event_col, ingested_col = options.event_time_column, options.ingested_at_column
         share = float(options.share)
         if not 0 < share <= 1:
-            raise ValueError(f"--share must be in (0, 1], got {share}")
+            raise InputError(f"--share must be in (0, 1], got {share}")
         allowed, allowed_source = allowed_lateness(ctx, options)
 
         con = duckdb.connect()
@@ -205,7 +206,7 @@ class Lateness(Check[Options]):
                 "select count(*), count(*) filter (where hours is null) from lateness"
             ).fetchone()  # type: ignore[misc]
             if total == unparsed:
-                raise ValueError(
+                raise InputError(
                     f"no row has both {event_col} and {ingested_col} parseable as " + " or ".join(TIMESTAMP_FORMATS)
                 )
             quantiles = ", ".join(f"quantile_cont(hours, {q})" for _, q in PERCENTILES)

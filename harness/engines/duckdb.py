@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from harness.engines.base import NameOf, Relation, Snapshot, Sql, Store, quote
+from harness.errors import MissingInput
 from harness.target import WAREHOUSE_ENV
 
 if TYPE_CHECKING:
@@ -86,7 +87,7 @@ def take_snapshot(
     """Copy the warehouse (and its WAL) into dest_dir and freeze its views into tables: the
     views whose (schema, name) is in freeze_views (the project's models), or all when None."""
     if not warehouse.exists():
-        raise FileNotFoundError(
+        raise MissingInput(
             f"warehouse {warehouse} does not exist after dbt ran: the build stopped before it "
             "wrote anything (see the build's error above)"
         )

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.engines.base import Sql, quote
 from harness.engines.schema_store import SchemaStore
+from harness.errors import EngineError
 
 if TYPE_CHECKING:
     from harness.sources import SourceLoader
@@ -206,5 +207,5 @@ def open_connection(settings: dict[str, Any]) -> Any:
     connection = Connection(type="postgres", name="rerun_safe_harness", credentials=credentials)  # type: ignore[arg-type]
     PostgresConnectionManager.open(connection)  # type: ignore[no-untyped-call]  # dbt-postgres leaves open() unannotated
     if connection.handle is None or getattr(connection.state, "value", connection.state) != "open":
-        raise RuntimeError(f"could not connect to {settings.get('host')}:{settings.get('port')}")
+        raise EngineError(f"could not connect to {settings.get('host')}:{settings.get('port')}")
     return connection.handle
