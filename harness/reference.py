@@ -60,6 +60,16 @@ def differing_tables(comparison: Comparison, when: str) -> list[str]:
     ]
 
 
+def explained_tables(comparisons: list[Comparison]) -> list[str]:
+    """The tables that differ as an earlier check already reported, as `name (that check)`."""
+    return [
+        f"{diff.table.split('.')[-1]} ({diff.explained_by})"
+        for comparison in comparisons
+        for diff in comparison.diffs
+        if diff.explained_by and not diff.identical
+    ]
+
+
 def build_reference(ctx: CheckContext, check: str) -> Reference:
     """Build every batch in order in a clean lane; checkpoint and snapshot after each batch.
     Built once per run: crash and concurrency share it (`ctx.shared`)."""

@@ -33,7 +33,7 @@ from harness import childlog
 from harness.checks.base import Check
 from harness.context import CheckContext, lane_findings, unexplained_errors
 from harness.dbt_invoke import DbtRun
-from harness.reference import Reference, build_reference
+from harness.reference import Reference, build_reference, explained_tables
 from harness.results import CheckResult, Comparison, NotJudged, Status, Trial
 from harness.workspace import Lane, Spawned
 
@@ -110,12 +110,7 @@ def _round(
         comparisons.append(comparison)
         tables += differing
     survived = not errors and all(c.passed for c in comparisons)
-    explained = [
-        f"{d.table.split('.')[-1]} ({d.explained_by})"
-        for c in comparisons
-        for d in c.diffs
-        if d.explained_by and not d.identical
-    ]
+    explained = explained_tables(comparisons)
     return Trial(label, survived, outcome, tables, errors, explained=explained), comparisons
 
 

@@ -34,7 +34,7 @@ from harness.checks.base import NeedsDeliveries
 from harness.context import CheckContext, key_figures, lane_findings, unexplained_errors
 from harness.errors import FaultIgnored, InputError
 from harness.project import Model, build_order
-from harness.reference import Reference, build_reference
+from harness.reference import Reference, build_reference, explained_tables
 from harness.results import CheckResult, Comparison, Interruption, NotJudged, Status, Trial
 from harness.workspace import Lane
 
@@ -223,12 +223,7 @@ def _try(ctx: CheckContext, ref: Reference, lane: Lane, point: Point, number: in
         )
         comparisons.append(comparison)
         tables += differing
-    explained = [
-        f"{diff.table.split('.')[-1]} ({diff.explained_by})"
-        for comparison in comparisons
-        for diff in comparison.diffs
-        if diff.explained_by and not diff.identical
-    ]
+    explained = explained_tables(comparisons)
     errors = unexplained_errors(ctx, NAME, errors)
     survived = not errors and all(comparison.passed for comparison in comparisons)
     if survived:  # keep the snapshots of failed points only (--keep-work-dir)
