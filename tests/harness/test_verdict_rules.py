@@ -368,9 +368,8 @@ class _Lane:
 def _ref() -> Reference:
     files = [("f1",), ("f2",), ("f3",)]
     return Reference(
-        lane=None, batches=[SimpleNamespace(files=f, key=f"k{j}") for j, f in enumerate(files, start=1)],  # type: ignore[arg-type, misc]
-        project=None, selected=None,  # type: ignore[arg-type]
-        checkpoints={j: f"c{j}" for j in range(4)}, snapshots={j: f"s{j}" for j in range(4)},  # type: ignore[misc]
+        lane=None, batches=[SimpleNamespace(files=f, key=f"k{j}") for j, f in enumerate(files, start=1)],
+        project=None, selected=None, checkpoints={j: f"c{j}" for j in range(4)}, snapshots={j: f"s{j}" for j in range(4)},
     )
 
 
