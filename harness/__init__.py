@@ -8,26 +8,18 @@ Python", shows it in use.
 - `diff_tables`: two relations of one DuckDB connection compared as every check compares them;
 - `run_checks`: checks run on a dbt project as `rerun-safe` runs them, returned as a RunResult;
 - the result types they return (a TableDiff's columns as a SchemaDiff, a check's build
-  findings as Findings, a crash point's Interruption), and the errors `run_checks` raises where
-  `rerun-safe` exits 2;
+  findings as Findings, a crash point's Interruption);
+- the errors: every one the harness raises derives from `RerunSafeError`; `run_checks` raises
+  `UsageError`, `Refused`, `DbtError` (`NothingSelected`) where `rerun-safe` exits 2;
 - `Check`, the base class of every check (harness/checks/base.py), `RunOptions`, what the
-  checks of a run share, and `CompareMode`, the values of `meta.rerun_safe.compare`;
-- for a project's own tools that drive dbt the way the harness does (pipeline_demo): the dbt
-  flags and settings, deliveries, warehouse snapshots, the manifest and identifier quoting.
+  checks of a run share, and `CompareMode`, the values of `meta.rerun_safe.compare`.
 """
 
-# The one version of a release: the harness (rerun-safe --version, the package metadata through
-# pyproject.toml) and both dbt_project.yml files carry it; tests/test_release.py checks they agree.
-__version__ = "0.1.0"
-
-from harness.api import RunOptions, RunResult, UsageError, diff_tables, run_checks
+from harness._version import __version__
+from harness.api import RunOptions, RunResult, diff_tables, run_checks
 from harness.checks.base import Check, NoOptions
-from harness.cli import dbt_arguments, dbt_settings
-from harness.dbt_invoke import DbtError, DbtRun, DbtSettings, invoke
-from harness.deliveries import DEFAULT_BATCH_PATTERN, Batch, discover_batches, land
-from harness.engines.base import Snapshot, quote
-from harness.engines.duckdb import take_snapshot
-from harness.project import CompareMode, Project, load_manifest
+from harness.errors import DbtError, NothingSelected, Refused, RerunSafeError, UsageError
+from harness.project import CompareMode
 from harness.results import (
     CheckResult,
     Column,
@@ -41,45 +33,30 @@ from harness.results import (
     TableDiff,
     Trial,
 )
-from harness.session import NothingSelected
-from harness.target import Refused
 
 __all__ = [
-    "DEFAULT_BATCH_PATTERN",
-    "Batch",
     "Check",
     "CheckResult",
     "Column",
     "CompareMode",
     "Comparison",
     "DbtError",
-    "DbtRun",
-    "DbtSettings",
     "Findings",
     "Interruption",
     "NoOptions",
     "NotJudged",
     "NothingSelected",
-    "Project",
     "Refused",
+    "RerunSafeError",
     "Retyped",
     "RunOptions",
     "RunResult",
     "SchemaDiff",
-    "Snapshot",
     "Status",
     "TableDiff",
     "Trial",
     "UsageError",
     "__version__",
-    "dbt_arguments",
-    "dbt_settings",
     "diff_tables",
-    "discover_batches",
-    "invoke",
-    "land",
-    "load_manifest",
-    "quote",
     "run_checks",
-    "take_snapshot",
 ]

@@ -26,17 +26,14 @@ from harness.deliveries import DEFAULT_BATCH_PATTERN
 from harness.diff import Side, diff_sides
 from harness.engines.base import Sql
 from harness.engines.duckdb import as_sql
+from harness.errors import NotFound, NothingSelected, UsageError
 from harness.report import overall_exit_code, selection_lines
 from harness.results import CheckResult, Status, TableDiff
 from harness.runner import run_checks as run_each
-from harness.session import NothingSelected, open_session
+from harness.session import open_session
 
 PathLike = str | os.PathLike[str]
 Progress = Callable[[str], None]
-
-
-class UsageError(ValueError):
-    """The arguments do not describe a run the harness can start (nothing was built)."""
 
 
 @dataclass(frozen=True)
@@ -122,7 +119,7 @@ class RunResult:
         for result in self.results:
             if result.name == check:
                 return result
-        raise KeyError(f"{check} did not run (ran: {', '.join(r.name for r in self.results)})")
+        raise NotFound(f"{check} did not run (ran: {', '.join(r.name for r in self.results)})")
 
 
 def dbt_settings_for(

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.errors import ChildLogError
+
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 # A node starts: data.index of data.total, data.description "sql table model main.x".
@@ -42,10 +44,6 @@ ERROR_EVENT = "MainEncounteredError"
 STACK_TRACE_EVENT = "MainStackTrace"
 # dbt logs this event after parsing, right before it runs hooks and nodes.
 EXECUTION_EVENT = "ConcurrencyLine"
-
-
-class ChildLogError(RuntimeError):
-    """The child's log file is not dbt's JSON log (was --log-format-file json overridden?)."""
 
 
 def _event(line: str, log_file: Path, number: int) -> dict[str, Any]:

@@ -15,12 +15,13 @@ from typing import Any
 
 import yaml
 
-from harness import __version__, checks, init_ci
-from harness.api import RunOptions, UsageError, dbt_settings_for, execute
+from harness import checks, init_ci
+from harness._version import __version__
+from harness.api import RunOptions, dbt_settings_for, execute
 from harness.checks.base import Check
-from harness.dbt_invoke import DbtError, DbtSettings
+from harness.dbt_invoke import DbtSettings
+from harness.errors import DbtError, Refused, UsageError
 from harness.report import overall_exit_code, render_terminal, write_junit, write_markdown
-from harness.target import Refused
 
 
 def parse_vars(text: str | None) -> dict[str, Any]:

@@ -6,7 +6,8 @@ from collections.abc import Collection
 from enum import StrEnum
 
 from harness.diff import Side, diff_sides
-from harness.engines.base import Snapshot, Sql
+from harness.engines.base import Relation, Snapshot, Sql
+from harness.errors import InputError
 from harness.project import CompareMode, Model, Project
 from harness.results import Comparison, NotJudged, TableDiff
 
@@ -67,24 +68,11 @@ def compare_snapshots(
             assert model is not None
             history = model.rerun_safe.compare is CompareMode.HISTORY and purpose is Purpose.CONVERGE
             if history and not (model.rerun_safe.group_by and model.rerun_safe.sum_columns):
-                raise ValueError(f"{model.name}: meta.rerun_safe.compare = history needs group_by and sum_columns")
-            unreadable = [
-                f"{snapshot.label}: view could not be read: {error}"
-                for snapshot in (left, right)
-                for name, error in snapshot.view_errors
-                if name.lower() == relation.display_name.lower()
-            ]
-            if unreadable:
-                comparison.diffs.append(TableDiff(table=relation.display_name, schema_problems=unreadable))
-                continue
-            if key not in left_relations or key not in right_relations:
-                comparison.diffs.append(
-                    TableDiff(
-                        table=relation.display_name,
-                        mode="history" if history else "exact",
-                        missing_on="left" if key not in left_relations else "right",
-                    )
-                )
+                raise InputError(f"{model.name}: meta.rerun_safe.compare = history needs group_by and sum_columns")
+            missing_on = "left" if key not in left_relations else ("right" if key not in right_relations else "")
+            unjudgeable = _unjudgeable(relation, (left, right), missing_on, "history" if history else "exact")
+            if unjudgeable is not None:
+                comparison.diffs.append(unjudgeable)
                 continue
             diff = diff_sides(
                 con,
@@ -99,26 +87,47 @@ def compare_snapshots(
                 sample_size=sample_size,
             )
             present = {name.lower() for name, _ in con.columns(name_of(left, left_relations[key]))}
-            diff.stamped_columns = tuple(c for c in stamped if c.lower() in present)
-            diff.snapshot_time_columns = tuple(c for c in model.snapshot_time_columns if c.lower() in present)
-            diff.excluded_columns = tuple(
-                c
-                for c in diff.excluded_columns
-                if c in model.rerun_safe.volatile_columns
-                or c in diff.stamped_columns
-                or c in diff.snapshot_time_columns
-            )
-            if diff.key:
-                diff.key_source = "meta.rerun_safe.group_by" if history else model.key_source
+            _name_left_out_columns(diff, model, present, stamped, history)
             comparison.diffs.append(diff)
-        compared = set(left_relations) | set(right_relations)
-        for model in project.models:
-            if model.relation_key in compared:
-                continue
-            if selected is not None and model.unique_id not in selected:
-                continue
-            comparison.not_judged.append(NotJudged(model.display_name, "model not found in either warehouse"))
+    compared = set(left_relations) | set(right_relations)
+    comparison.not_judged += [
+        NotJudged(model.display_name, "model not found in either warehouse")
+        for model in project.models
+        if model.relation_key not in compared and (selected is None or model.unique_id in selected)
+    ]
     return comparison
+
+
+def _unjudgeable(relation: Relation, sides: tuple[Snapshot, Snapshot], missing_on: str, mode: str) -> TableDiff | None:
+    """The difference of a relation no diff can compare: a view of either side that could not
+    be read, or a relation on one side only (`missing_on`); None when both sides can be diffed."""
+    unreadable = [
+        f"{snapshot.label}: view could not be read: {error}"
+        for snapshot in sides
+        for name, error in snapshot.view_errors
+        if name.lower() == relation.display_name.lower()
+    ]
+    if unreadable:
+        return TableDiff(table=relation.display_name, schema_problems=unreadable)
+    if missing_on:
+        return TableDiff(table=relation.display_name, mode=mode, missing_on=missing_on)
+    return None
+
+
+def _name_left_out_columns(
+    diff: TableDiff, model: Model, present: set[str], stamped: tuple[str, ...], history: bool
+) -> None:
+    """Which of the columns the diff left out were volatile, load stamps or snapshot times (of
+    those the left side has), and where its key came from."""
+    diff.stamped_columns = tuple(c for c in stamped if c.lower() in present)
+    diff.snapshot_time_columns = tuple(c for c in model.snapshot_time_columns if c.lower() in present)
+    diff.excluded_columns = tuple(
+        c
+        for c in diff.excluded_columns
+        if c in model.rerun_safe.volatile_columns or c in diff.stamped_columns or c in diff.snapshot_time_columns
+    )
+    if diff.key:
+        diff.key_source = "meta.rerun_safe.group_by" if history else model.key_source
 
 
 def _not_judged_reason(

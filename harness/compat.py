@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 
-from harness.target import Refused
+from harness.errors import Refused
 
 
 @dataclass(frozen=True)

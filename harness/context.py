@@ -14,6 +14,7 @@ from harness.dbt_invoke import DbtRun, DbtSettings
 from harness.deliveries import DEFAULT_BATCH_PATTERN, Batch, discover_batches
 from harness.engines.base import Store
 from harness.engines.duckdb import DuckDBStore
+from harness.errors import InputError
 from harness.hints import ModelSql, hint_for, in_delivery_files, models_sql
 from harness.keys import KeyViolation
 from harness.project import Project, load_manifest
@@ -87,7 +88,7 @@ class CheckContext:
 
     def batches(self) -> list[Batch]:
         if self.deliveries is None:
-            raise ValueError("this check needs --deliveries DIR (a folder of CSV delivery files)")
+            raise InputError("this check needs --deliveries DIR (a folder of CSV delivery files)")
         return discover_batches(self.deliveries, self.batch_pattern)
 
 

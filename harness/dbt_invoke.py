@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.errors import DbtError, InputError
 from harness.target import WAREHOUSE_ENV, ScratchProfile
 
 # The demo builds the user's own warehouse (make demo): its profile reads this env var.
@@ -146,10 +147,6 @@ class DbtRun:
     @property
     def ok(self) -> bool:
         return not self.problems
-
-
-class DbtError(RuntimeError):
-    """dbt could not run at all, or a selection matched nothing."""
 
 
 @contextlib.contextmanager
@@ -361,7 +358,7 @@ def location_env(settings: DbtSettings, warehouse: Path | None, location: dict[s
     if location is not None:
         return dict(location)
     if warehouse is None:
-        raise ValueError("dbt needs a warehouse file or a location")
+        raise InputError("dbt needs a warehouse file or a location")
     return {warehouse_env(settings): str(warehouse)}
 
 

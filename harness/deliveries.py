@@ -15,6 +15,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.errors import InputError, MissingInput
+
 DEFAULT_BATCH_PATTERN = r"^(\d{4}-\d{2}-\d{2})_"
 
 
@@ -48,7 +50,7 @@ def discover_batches(deliveries: Path, pattern: str = DEFAULT_BATCH_PATTERN) -> 
     """CSV and Parquet files of a folder (and its Hive-style subfolders) grouped by batch key;
     keys sort batches, paths sort the files of a batch."""
     if not deliveries.is_dir():
-        raise FileNotFoundError(f"--deliveries {deliveries} is not a folder")
+        raise MissingInput(f"--deliveries {deliveries} is not a folder")
     regex = re.compile(pattern)
     grouped: dict[str, list[Path]] = {}
     unmatched: list[str] = []
@@ -69,11 +71,11 @@ def discover_batches(deliveries: Path, pattern: str = DEFAULT_BATCH_PATTERN) -> 
             continue
         grouped.setdefault(match.group(1) if match.groups() else match.group(0), []).append(path)
     if unmatched:
-        raise ValueError(
+        raise InputError(
             f"{len(unmatched)} delivery file(s) do not match --batch-pattern {pattern!r}: " + ", ".join(unmatched[:5])
         )
     if not grouped:
-        raise ValueError(f"no CSV or Parquet delivery file in {deliveries}")
+        raise InputError(f"no CSV or Parquet delivery file in {deliveries}")
     return [Batch(key, tuple(files)) for key, files in sorted(grouped.items())]
 
 

@@ -331,6 +331,12 @@ def hint_for(
             return KEY_REPEATS_PARTITION
         if _by_window(diff, known) and not reordered(label):
             return WINDOW_OVER_BATCH.format(columns=_columns(diff))
+    return _route_hint(diff, check, label, known, removed_only)
+
+
+def _route_hint(diff: TableDiff, check: str, label: str, known: ModelSql, removed_only: bool) -> str:
+    """The hint when no cause the model's SQL shows explains the difference: what the shape of
+    the difference says, by the route the check compared."""
     # a key repeated on the reference side, with no key lost: the key misses part of the grain
     # (a key lost is rows dropped by the route, below; the key check names the repeats)
     if (

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
+from harness.errors import InitCiError
+
 TEMPLATE = "rerun-safe-pr.yml"
 DESTINATION = Path(".github") / "workflows" / "rerun-safe.yml"
 # The template's line that names the harness to install (its placeholders are replaced).
@@ -21,10 +23,6 @@ HARNESS_LINE = 'HARNESS: "rerun-safe-harness @ git+https://github.com/<owner>/re
 # backslash, space, `$`, `@` in the URL (it ends the URL) or newline.
 URL = re.compile(r"(https|ssh|file)://[A-Za-z0-9._~:/%+-]+")
 REVISION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
-
-
-class InitCiError(ValueError):
-    """A flag or the project refused before anything was written (one line)."""
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,8 @@ from typing import Any
 
 import yaml
 
+from harness.errors import InputError, NotFound
+
 # Node types that own a relation in the warehouse whose rows the harness judges.
 DATA_RESOURCE_TYPES = ("model", "seed", "snapshot")
 # Generic tests that declare a grain over several columns, and the kwarg naming the columns.
@@ -38,7 +40,7 @@ class CompareMode(StrEnum):
             return cls(text)
         except ValueError:
             modes = ", ".join(mode.value for mode in cls)
-            raise ValueError(f"{model}: meta.rerun_safe.compare must be one of {modes}, got {value!r}") from None
+            raise InputError(f"{model}: meta.rerun_safe.compare must be one of {modes}, got {value!r}") from None
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,7 @@ def _as_bool(value: Any, name: str) -> bool:
         return value
     if isinstance(value, str) and value.lower() in ("true", "false"):
         return value.lower() == "true"
-    raise ValueError(f"meta.rerun_safe.{name} must be true or false, got {value!r}")
+    raise InputError(f"meta.rerun_safe.{name} must be true or false, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -168,7 +170,7 @@ class Project:
         for model in self.models:
             if model.name == name or model.unique_id == name:
                 return model
-        raise KeyError(name)
+        raise NotFound(name)
 
 
 def _as_key(value: Any) -> tuple[str, ...]:
@@ -267,71 +269,89 @@ def load_manifest(target_path: Path, rename: tuple[str, str] | None = None) -> P
     """The project's models from a run's manifest.json; `rename`: see `logical_schema`."""
     manifest = json.loads((target_path / "manifest.json").read_text())
     project_name = manifest.get("metadata", {}).get("project_name", "")
-    tested_keys = keys_from_tests(manifest.get("nodes", {}))
-    tested_grains = grains_from_tests(manifest.get("nodes", {}))
-    models: list[Model] = []
-    for unique_id, node in manifest.get("nodes", {}).items():
-        if node.get("resource_type") not in DATA_RESOURCE_TYPES:
-            continue
-        if node.get("package_name") != project_name:
-            continue
-        config = node.get("config") or {}
-        materialized = str(config.get("materialized", ""))
-        if materialized == "ephemeral":
-            continue
-        meta = dict(node.get("meta") or {})
-        meta.update(config.get("meta") or {})
-        key = config_key = _as_key(config.get("unique_key"))
-        key_source = "config" if key else ""
-        strategy = str(config.get("incremental_strategy") or "").lower()
-        rerun_safe = RerunSafeMeta.from_meta(meta, str(node.get("name") or unique_id))
-        # Every unique_key is a grain, whatever the strategy: two rows for one key are the bug
-        # users mean (a merge matching two rows, a delete+insert inserting a batch's duplicates).
-        # Only the project can say a key repeats by design (meta.rerun_safe.unique_key_repeats);
-        # a snapshot keeps one row per version of its key.
-        not_asserted = ""
-        if rerun_safe.compare is CompareMode.SKIP:
-            not_asserted = "not judged: meta.rerun_safe.compare is skip"
-        elif key and node["resource_type"] == "snapshot":
-            not_asserted = "snapshot: one row per version of its unique_key"
-        elif key and rerun_safe.unique_key_repeats:
-            not_asserted = "unique_key declared to repeat (meta.rerun_safe.unique_key_repeats)"
-        grains = [(key, "unique_key config")] if key and not not_asserted else []
-        if not key and unique_id in tested_keys:
-            key, key_source = tested_keys[unique_id]
-        grains += [g for g in tested_grains.get(unique_id, []) if g[0] not in [k for k, _ in grains]]
-        if not not_asserted and not grains:
-            not_asserted = "no unique_key and no unique / unique_combination test"
-        models.append(
-            Model(
-                unique_id=unique_id,
-                name=node["name"],
-                resource_type=node["resource_type"],
-                database=str(node.get("database") or ""),
-                schema=logical_schema(str(node.get("schema") or ""), rename),
-                identifier=str(node.get("alias") or node.get("identifier") or node["name"]),
-                materialized=materialized,
-                unique_key=key,
-                key_source=key_source,
-                rerun_safe=rerun_safe,
-                grains=tuple(grains),
-                config_key=config_key,
-                strategy=strategy,
-                key_not_asserted=not_asserted,
-                trusted_columns=trusted_columns(str(node.get("raw_code") or "")),
-                parents=tuple((node.get("depends_on") or {}).get("nodes") or ()),
-                snapshot_time_columns=snapshot_time_columns(node),
-            )
-        )
+    nodes = manifest.get("nodes", {})
+    tested_keys, tested_grains = keys_from_tests(nodes), grains_from_tests(nodes)
+    models = [
+        _model(unique_id, node, rename, tested_keys.get(unique_id), tested_grains.get(unique_id, []))
+        for unique_id, node in nodes.items()
+        if node.get("resource_type") in DATA_RESOURCE_TYPES
+        and node.get("package_name") == project_name
+        and str((node.get("config") or {}).get("materialized", "")) != "ephemeral"
+    ]
+    declared = list((manifest.get("sources") or {}).values())
     sources = frozenset(
         (
             logical_schema(str(source.get("schema") or ""), rename).lower(),
             str(source.get("identifier") or source.get("name") or "").lower(),
         )
-        for source in (manifest.get("sources") or {}).values()
+        for source in declared
     )
-    source_stamps: list[str] = []
-    for source in (manifest.get("sources") or {}).values():
+    return Project(
+        name=project_name,
+        models=tuple(sorted(models, key=lambda m: m.unique_id)),
+        sources=sources,
+        source_load_stamps=_source_load_stamps(declared),
+    )
+
+
+def _model(
+    unique_id: str,
+    node: dict[str, Any],
+    rename: tuple[str, str] | None,
+    tested_key: tuple[tuple[str, ...], str] | None,
+    tested_grains: list[tuple[tuple[str, ...], str]],
+) -> Model:
+    """One data node of the manifest; `tested_key`, `tested_grains`: what its data tests assert
+    (keys_from_tests, grains_from_tests)."""
+    config = node.get("config") or {}
+    meta = dict(node.get("meta") or {})
+    meta.update(config.get("meta") or {})
+    key = config_key = _as_key(config.get("unique_key"))
+    key_source = "config" if key else ""
+    rerun_safe = RerunSafeMeta.from_meta(meta, str(node.get("name") or unique_id))
+    # Every unique_key is a grain, whatever the strategy: two rows for one key are the bug
+    # users mean (a merge matching two rows, a delete+insert inserting a batch's duplicates).
+    # Only the project can say a key repeats by design (meta.rerun_safe.unique_key_repeats);
+    # a snapshot keeps one row per version of its key.
+    not_asserted = ""
+    if rerun_safe.compare is CompareMode.SKIP:
+        not_asserted = "not judged: meta.rerun_safe.compare is skip"
+    elif key and node["resource_type"] == "snapshot":
+        not_asserted = "snapshot: one row per version of its unique_key"
+    elif key and rerun_safe.unique_key_repeats:
+        not_asserted = "unique_key declared to repeat (meta.rerun_safe.unique_key_repeats)"
+    grains = [(key, "unique_key config")] if key and not not_asserted else []
+    if not key and tested_key is not None:
+        key, key_source = tested_key
+    grains += [g for g in tested_grains if g[0] not in [k for k, _ in grains]]
+    if not not_asserted and not grains:
+        not_asserted = "no unique_key and no unique / unique_combination test"
+    return Model(
+        unique_id=unique_id,
+        name=node["name"],
+        resource_type=node["resource_type"],
+        database=str(node.get("database") or ""),
+        schema=logical_schema(str(node.get("schema") or ""), rename),
+        identifier=str(node.get("alias") or node.get("identifier") or node["name"]),
+        materialized=str(config.get("materialized", "")),
+        unique_key=key,
+        key_source=key_source,
+        rerun_safe=rerun_safe,
+        grains=tuple(grains),
+        config_key=config_key,
+        strategy=str(config.get("incremental_strategy") or "").lower(),
+        key_not_asserted=not_asserted,
+        trusted_columns=trusted_columns(str(node.get("raw_code") or "")),
+        parents=tuple((node.get("depends_on") or {}).get("nodes") or ()),
+        snapshot_time_columns=snapshot_time_columns(node),
+    )
+
+
+def _source_load_stamps(sources: list[dict[str, Any]]) -> tuple[str, ...]:
+    """The load stamp columns the project's sources declare (meta.rerun_safe.load_stamp_columns
+    in source_meta, meta or config.meta), each once, in order."""
+    stamps: list[str] = []
+    for source in sources:
         metas: tuple[dict[str, Any] | None, ...] = (
             source.get("source_meta"),
             source.get("meta"),
@@ -339,14 +359,9 @@ def load_manifest(target_path: Path, rename: tuple[str, str] | None = None) -> P
         )
         for declared in metas:
             for column in RerunSafeMeta.from_meta(declared, f"source {source.get('name')}").load_stamp_columns:
-                if column not in source_stamps:
-                    source_stamps.append(column)
-    return Project(
-        name=project_name,
-        models=tuple(sorted(models, key=lambda m: m.unique_id)),
-        sources=sources,
-        source_load_stamps=tuple(source_stamps),
-    )
+                if column not in stamps:
+                    stamps.append(column)
+    return tuple(stamps)
 
 
 HIGH_WATER_MARK = re.compile(r"\bmax\s*\(\s*(?:[\w\"]+\s*\.\s*)?\"?(\w+)\"?\s*\)", re.IGNORECASE)
@@ -390,7 +405,7 @@ def build_order(target_path: Path, unique_ids: Collection[str]) -> list[str]:
     while len(order) < len(wanted):
         ready = sorted(node for node in wanted - done if parents[node] <= done)
         if not ready:
-            raise ValueError("the manifest's parent_map has a cycle among the selected nodes")
+            raise InputError("the manifest's parent_map has a cycle among the selected nodes")
         order.append(ready[0])
         done.add(ready[0])
     return order

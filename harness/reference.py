@@ -8,10 +8,12 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.context import CheckContext, manifest_of
+from harness.compare import Purpose, compare_snapshots
+from harness.context import CheckContext, annotate, manifest_of
 from harness.deliveries import Batch
 from harness.engines.base import Snapshot
 from harness.project import Project
+from harness.results import Comparison
 from harness.workspace import Lane
 
 
@@ -29,6 +31,43 @@ class Reference:
 
     def batch_label(self, batch_number: int) -> str:
         return f"batch {batch_number}/{len(self.batches)} ({self.batches[batch_number - 1].key})"
+
+    def compare(
+        self, ctx: CheckContext, check: str, after: Snapshot, batch_number: int, *, label: str, when: str
+    ) -> tuple[Comparison, list[str]]:
+        """`after` compared with the clean build after batch `batch_number` as convergence
+        compares (the same inputs by another route), its differences annotated for `check`;
+        and each table that differs, as `name (kinds; when)`."""
+        comparison = compare_snapshots(
+            self.snapshots[batch_number],
+            after,
+            self.project,
+            label=label,
+            purpose=Purpose.CONVERGE,
+            selected=self.selected,
+            sample_size=ctx.sample_size,
+        )
+        annotate(ctx, check, [comparison])
+        return comparison, differing_tables(comparison, when)
+
+
+def differing_tables(comparison: Comparison, when: str) -> list[str]:
+    """The tables of `comparison` that are not judged identical, each as `name (kinds; when)`."""
+    return [
+        f"{diff.table.split('.')[-1]} ({', '.join(diff.kinds())}; {when})"
+        for diff in comparison.diffs
+        if not diff.judged_identical
+    ]
+
+
+def explained_tables(comparisons: list[Comparison]) -> list[str]:
+    """The tables that differ as an earlier check already reported, as `name (that check)`."""
+    return [
+        f"{diff.table.split('.')[-1]} ({diff.explained_by})"
+        for comparison in comparisons
+        for diff in comparison.diffs
+        if diff.explained_by and not diff.identical
+    ]
 
 
 def build_reference(ctx: CheckContext, check: str) -> Reference:

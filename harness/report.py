@@ -357,54 +357,9 @@ def render_markdown(
         lines += [f"- **error**: {_md_escape(error)}" for error in result.errors]
         lines += [f"- {_md_escape(line)}" for line in _finding_lines(result, "")] + [""]
         if result.trials:
-            survived = sum(trial.survived for trial in result.trials)
-            lines += [
-                f"{len(result.trials)} point(s) tried: {survived} survived, {len(result.trials) - survived} failed",
-                "",
-                "| point | result | what happened | differing tables |",
-                "|---|---|---|---|",
-            ]
-            for trial in result.trials:
-                happened = "; ".join([trial.outcome] + [f"error: {e.splitlines()[0][:200]}" for e in trial.errors])
-                lines.append(
-                    f"| {_md_escape(trial.label)} | {'survived' if trial.survived else '❌ failed'} "
-                    f"| {_md_escape(happened)} | {_md_escape('; '.join(trial.tables))} |"
-                )
-            lines.append("")
+            lines += _md_trials(result.trials)
         for comparison in result.comparisons:
-            lines += [
-                f"**{comparison.label}** (- {comparison.left}, + {comparison.right})",
-                "",
-                "| table | result | excluded columns |",
-                "|---|---|---|",
-            ]
-            for diff in comparison.diffs:
-                if diff.identical:
-                    verdict = "identical"
-                elif diff.explained_by:
-                    verdict = f"differs as already reported by {diff.explained_by}"
-                elif diff.warning:
-                    verdict = (
-                        "⚠️ warning (not a failure): " + _md_escape(diff.summary()) + " — " + _md_escape(diff.warning)
-                    )
-                else:
-                    verdict = _md_escape(diff.summary()) + (f" — hint: {_md_escape(diff.hint)}" if diff.hint else "")
-                lines.append(f"| `{diff.table}` | {verdict} | {', '.join(diff.excluded_columns)} |")
-            for skipped in comparison.not_judged:
-                lines.append(f"| `{skipped.table}` | not judged: {_md_escape(skipped.reason)} | |")
-            samples = [diff for diff in comparison.diffs if diff.sample and not diff.explained_by]
-            for diff in samples:
-                lines += [
-                    "",
-                    f"<details><summary>sample of <code>{diff.table}</code></summary>",
-                    "",
-                    "```",
-                    diff.sample,
-                    "```",
-                    "",
-                    "</details>",
-                ]
-            lines.append("")
+            lines += _md_comparison(comparison)
         if result.metrics:
             lines += ["| metric | value |", "|---|---|"]
             lines += [f"| {name} | {value} |" for name, value in result.metrics.items()]
@@ -416,6 +371,62 @@ def render_markdown(
                 shown = Path(artifact).name
             lines.append(f"\n![{name}]({shown})")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _md_trials(trials: Sequence[Trial]) -> list[str]:
+    """The Markdown table of a check's points (crash, concurrency), then a blank line."""
+    survived = sum(trial.survived for trial in trials)
+    lines = [
+        f"{len(trials)} point(s) tried: {survived} survived, {len(trials) - survived} failed",
+        "",
+        "| point | result | what happened | differing tables |",
+        "|---|---|---|---|",
+    ]
+    for trial in trials:
+        happened = "; ".join([trial.outcome] + [f"error: {e.splitlines()[0][:200]}" for e in trial.errors])
+        lines.append(
+            f"| {_md_escape(trial.label)} | {'survived' if trial.survived else '❌ failed'} "
+            f"| {_md_escape(happened)} | {_md_escape('; '.join(trial.tables))} |"
+        )
+    return [*lines, ""]
+
+
+def _md_verdict(diff: TableDiff) -> str:
+    if diff.identical:
+        return "identical"
+    if diff.explained_by:
+        return f"differs as already reported by {diff.explained_by}"
+    if diff.warning:
+        return "⚠️ warning (not a failure): " + _md_escape(diff.summary()) + " — " + _md_escape(diff.warning)
+    return _md_escape(diff.summary()) + (f" — hint: {_md_escape(diff.hint)}" if diff.hint else "")
+
+
+def _md_comparison(comparison: Comparison) -> list[str]:
+    """A comparison as a Markdown table (a row per table, judged or not), the samples of its
+    differing rows folded below it, then a blank line."""
+    lines = [
+        f"**{comparison.label}** (- {comparison.left}, + {comparison.right})",
+        "",
+        "| table | result | excluded columns |",
+        "|---|---|---|",
+    ]
+    for diff in comparison.diffs:
+        lines.append(f"| `{diff.table}` | {_md_verdict(diff)} | {', '.join(diff.excluded_columns)} |")
+    for skipped in comparison.not_judged:
+        lines.append(f"| `{skipped.table}` | not judged: {_md_escape(skipped.reason)} | |")
+    for diff in comparison.diffs:
+        if diff.sample and not diff.explained_by:
+            lines += [
+                "",
+                f"<details><summary>sample of <code>{diff.table}</code></summary>",
+                "",
+                "```",
+                diff.sample,
+                "```",
+                "",
+                "</details>",
+            ]
+    return [*lines, ""]
 
 
 def write_markdown(results: Sequence[CheckResult], path: Path, preamble: Sequence[str] = ()) -> None:

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, NamedTuple
 
+from harness.errors import NotFound
+
 if TYPE_CHECKING:  # harness.keys reads these results: no import at run time
     from harness.keys import KeyNotAsserted, KeyViolation
 
@@ -214,7 +216,7 @@ class Comparison:
         for diff in self.diffs:
             if diff.table == table or diff.table.split(".")[-1] == table:
                 return diff
-        raise KeyError(f"{table} not compared in {self.label!r}")
+        raise NotFound(f"{table} not compared in {self.label!r}")
 
 
 class Interruption(StrEnum):

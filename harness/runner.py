@@ -17,7 +17,7 @@ from typing import Any
 
 from harness.checks.base import Check
 from harness.context import CheckContext
-from harness.dbt_invoke import DbtError
+from harness.errors import DbtError
 from harness.results import CheckResult, Status
 
 

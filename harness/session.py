@@ -12,16 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from harness.context import CheckContext
-from harness.dbt_invoke import DbtError, DbtSettings, list_nodes
-from harness.deliveries import DEFAULT_BATCH_PATTERN
+from harness.dbt_invoke import DbtSettings, list_nodes
+from harness.deliveries import DEFAULT_BATCH_PATTERN, discover_batches
 from harness.engines import open_store
-from harness.sources import SourceLoader, check_source_locations, declared_sources
-from harness.target import Refused, check_locations, default_profiles_dir, scratch_profile
+from harness.errors import DbtError, NothingSelected, Refused
+from harness.sources import SourceLoader, SourceTable, check_source_locations, declared_sources
+from harness.target import check_locations, default_profiles_dir, scratch_profile
 from harness.workspace import Progress
-
-
-class NothingSelected(DbtError):
-    """The selection matched no model, seed or snapshot."""
 
 
 def _silent(message: str) -> None:
@@ -107,33 +104,15 @@ def open_session(
         )
     build_select: tuple[str, ...] = ()
     deferred: tuple[str, ...] = ()
-    if narrowed and settings.state is not None:
-        # the project's models, seeds and snapshots the state selection left out: with --defer
-        # dbt would read them from the base state; the harness builds the ones the selection
-        # reads from the deliveries into its scratch warehouse, and judges none of them
-        everything = list_nodes(
-            dataclasses.replace(settings, state=None, defer=False, exclude=()),
-            target_path=preflight / "all_nodes",
-            location=store.env(place),
-        )
-        deferred = tuple(sorted(set(everything) - set(ids)))
     if narrowed:
-        nodes = json.loads(manifest_path.read_text()).get("nodes", {})
-        build_select = tuple(sorted({"+" + str(nodes[uid]["name"]) for uid in ids if uid in nodes}))
+        build_select, deferred = _narrowed_builds(settings, ids, preflight, store.env(place))
     kwargs: dict[str, Any] = {}
     if batch_pattern is not None:
         kwargs["batch_pattern"] = batch_pattern
     if load_sources:
         tables = declared_sources(manifest_path, store.schema_map(place))
         check_source_locations(tables, scratch.adapter, scratch.database, scratch.user_schema)
-        loader = SourceLoader(tables, batch_pattern or DEFAULT_BATCH_PATTERN)
-        if deliveries is not None:
-            from harness.deliveries import discover_batches
-
-            loader.expect(
-                f for batch in discover_batches(deliveries, batch_pattern or DEFAULT_BATCH_PATTERN) for f in batch.files
-            )
-        kwargs["loader"] = loader
+        kwargs["loader"] = _source_loader(tables, deliveries, batch_pattern or DEFAULT_BATCH_PATTERN)
     return CheckContext(
         settings=settings,
         workdir=workdir,
@@ -147,6 +126,36 @@ def open_session(
         store=store,
         **kwargs,
     )
+
+
+def _narrowed_builds(
+    settings: DbtSettings, ids: Sequence[str], preflight: Path, location: dict[str, str]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """For a selection: what every build selects (each selected node with its parents), and the
+    nodes a state selection left out (deferred)."""
+    deferred: tuple[str, ...] = ()
+    if settings.state is not None:
+        # the project's models, seeds and snapshots the state selection left out: with --defer
+        # dbt would read them from the base state; the harness builds the ones the selection
+        # reads from the deliveries into its scratch warehouse, and judges none of them
+        everything = list_nodes(
+            dataclasses.replace(settings, state=None, defer=False, exclude=()),
+            target_path=preflight / "all_nodes",
+            location=location,
+        )
+        deferred = tuple(sorted(set(everything) - set(ids)))
+    nodes = json.loads((preflight / "target" / "manifest.json").read_text()).get("nodes", {})
+    build_select = tuple(sorted({"+" + str(nodes[uid]["name"]) for uid in ids if uid in nodes}))
+    return build_select, deferred
+
+
+def _source_loader(tables: list[SourceTable], deliveries: Path | None, batch_pattern: str) -> SourceLoader:
+    """The loader of --load-sources; it knows every delivery file first, so each source table
+    exists before the first batch (SourceLoader.expect)."""
+    loader = SourceLoader(tables, batch_pattern)
+    if deliveries is not None:
+        loader.expect(f for batch in discover_batches(deliveries, batch_pattern) for f in batch.files)
+    return loader
 
 
 __all__ = ["DbtError", "NothingSelected", "Refused", "open_session"]

@@ -25,12 +25,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-import duckdb
-
 from harness.deliveries import DEFAULT_BATCH_PATTERN, partition_index
-from harness.engines.base import quote
+from harness.engines.base import LoadPlan, SourceLoad, quote
+from harness.errors import InputError, Refused
 from harness.project import logical_schema
-from harness.target import DUCKDB_CATALOG, Refused
+from harness.target import DUCKDB_CATALOG
 
 
 @dataclass(frozen=True)
@@ -100,11 +99,12 @@ def check_source_locations(
 
 
 class SourceLoader:
-    """Appends delivery files to the source tables of one DuckDB warehouse."""
+    """Plans which source table each delivery file feeds (`plan`); a store executes the plan
+    (`Store.load_sources`: harness.engines.duckdb.load_into, the server stores)."""
 
     def __init__(self, tables: list[SourceTable], pattern: str = DEFAULT_BATCH_PATTERN) -> None:
         if not tables:
-            raise ValueError("--load-sources: the project declares no source() table to load")
+            raise InputError("--load-sources: the project declares no source() table to load")
         self.tables = tables
         self.pattern = re.compile(pattern)
 
@@ -123,7 +123,7 @@ class SourceLoader:
                 if getattr(table, attribute).lower() == wanted:
                     return table
         names = ", ".join(sorted({t.identifier for t in self.tables}))
-        raise ValueError(f"delivery {path.name}: table {wanted!r} is not a declared source table ({names})")
+        raise InputError(f"delivery {path.name}: table {wanted!r} is not a declared source table ({names})")
 
     def expect(self, files: Iterable[Path]) -> None:
         """Every delivery file: each table the loader feeds is created (empty, from its first
@@ -134,36 +134,16 @@ class SourceLoader:
             table = self.table_for(path)
             self.templates.setdefault(table.unique_id, (path, table))
 
-    def plan(self, files: Iterable[Path]) -> tuple[list[tuple[Path, SourceTable]], list[tuple[Path, SourceTable]]]:
-        """(each file with its table, the files whose columns create each table first)."""
-        return [(path, self.table_for(path)) for path in files], list(getattr(self, "templates", {}).values())
+    def plan(self, files: Iterable[Path]) -> LoadPlan:
+        """Which table each file feeds, and the files whose columns create each table first:
+        what a store executes (`Store.load_sources`)."""
+        appends = tuple(self._load(path, self.table_for(path)) for path in files)
+        creates = tuple(self._load(path, table) for path, table in getattr(self, "templates", {}).values())
+        return LoadPlan(creates=creates, appends=appends)
 
     @staticmethod
-    def reader(path: Path) -> str:
-        """A DuckDB table function reading the file."""
-        return _reader(path)
-
-    def load(self, warehouse: Path, files: Iterable[Path]) -> int:
-        """Append every file's rows to its source table in a DuckDB file; returns the rows
-        appended. (On a server: harness.engines.postgres.)"""
-        plan, templates = self.plan(files)
-        warehouse.parent.mkdir(parents=True, exist_ok=True)
-        appended = 0
-        con = duckdb.connect(str(warehouse))
-        try:
-            for path, table in [*templates, *plan]:
-                reader = _reader(path)
-                con.execute(f"create schema if not exists {quote(table.schema)}")
-                con.execute(f"create table if not exists {table.relation} as select * from {reader} limit 0")
-            for path, table in plan:
-                reader = _reader(path)
-                before = int(con.execute(f"select count(*) from {table.relation}").fetchone()[0])  # type: ignore[index]
-                con.execute(f"insert into {table.relation} by name select * from {reader}")
-                appended += int(con.execute(f"select count(*) from {table.relation}").fetchone()[0]) - before  # type: ignore[index]
-            con.execute("checkpoint")
-        finally:
-            con.close()
-        return appended
+    def _load(path: Path, table: SourceTable) -> SourceLoad:
+        return SourceLoad(path=path, schema=table.schema, identifier=table.identifier, reader=_reader(path))
 
 
 def _reader(path: Path) -> str:

@@ -28,6 +28,8 @@ from pathlib import Path
 import duckdb
 import yaml
 
+from harness.errors import InputError
+
 MAX_BATCHES = 10_000
 SEED_SUFFIX = ".csv"
 
@@ -60,7 +62,7 @@ def literal(text: str) -> str:
 
 def check_batches(batches: int) -> int:
     if isinstance(batches, bool) or not isinstance(batches, int) or not 1 <= batches <= MAX_BATCHES:
-        raise ValueError(f"--batches must be a whole number from 1 to {MAX_BATCHES}, got {batches!r}")
+        raise InputError(f"--batches must be a whole number from 1 to {MAX_BATCHES}, got {batches!r}")
     return batches
 
 
@@ -96,31 +98,31 @@ def find_source(project_dir: Path, name: str) -> Path:
     """The file a --split-source value names: a CSV/Parquet file path as given, else the
     project's seed of exactly that name."""
     if not name or "\x00" in name:
-        raise ValueError(f"--split-source {shown(name)}: not a seed name or a file path")
+        raise InputError(f"--split-source {shown(name)}: not a seed name or a file path")
     given = Path(name)
     if given.suffix.lower() in (f.value for f in Format):
         if given.is_symlink():
-            raise ValueError(f"--split-source {shown(name)}: a symbolic link, not read; name the file it points to")
+            raise InputError(f"--split-source {shown(name)}: a symbolic link, not read; name the file it points to")
         if given.is_file():
             return given.absolute()
         seeds = seed_files(project_dir)
         hint = f"; the project has a seed named {shown(given.stem)}" if given.stem in seeds else ""
-        raise ValueError(f"--split-source {shown(name)}: no such CSV/Parquet file{hint}")
+        raise InputError(f"--split-source {shown(name)}: no such CSV/Parquet file{hint}")
     seeds = seed_files(project_dir)
     found = seeds.get(name, [])
     if len(found) > 1:
-        raise ValueError(
+        raise InputError(
             f"--split-source {shown(name)}: several seeds of that name ({', '.join(shown(str(p)) for p in found)})"
         )
     if not found:
         close = difflib.get_close_matches(name, list(seeds), n=3, cutoff=0.5)
         hint = f"; close seed names: {', '.join(close)}" if close else ""
-        raise ValueError(
+        raise InputError(
             f"--split-source {shown(name)}: no seed of that name and no CSV/Parquet file "
             f"(names are taken literally, never as a pattern{hint})"
         )
     if found[0].is_symlink():
-        raise ValueError(f"--split-source {shown(name)}: the seed {shown(str(found[0]))} is a symbolic link, not read")
+        raise InputError(f"--split-source {shown(name)}: the seed {shown(str(found[0]))} is a symbolic link, not read")
     return found[0].absolute()
 
 
@@ -134,7 +136,7 @@ def resolve_sources(project_dir: Path, names: Sequence[str]) -> list[Source]:
         folder = folder_name(path.stem)
         other = taken.setdefault(folder.casefold(), name)
         if other != name or any(s.given == name for s in sources):
-            raise ValueError(
+            raise InputError(
                 f"--split-source {shown(other)} and {shown(name)}: both would be delivered as {shown(folder)}; "
                 "name each table once"
             )
@@ -150,12 +152,12 @@ def opened(source: Source) -> Iterator[str]:
     try:
         fd = os.open(source.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError as exc:
-        raise ValueError(
+        raise InputError(
             f"--split-source {shown(source.given)}: cannot open {shown(str(source.path))}: {exc.strerror}"
         ) from exc
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ValueError(f"--split-source {shown(source.given)}: {shown(str(source.path))} is not a regular file")
+            raise InputError(f"--split-source {shown(source.given)}: {shown(str(source.path))} is not a regular file")
         path = literal(f"/dev/fd/{fd}")
         if source.format is Format.PARQUET:
             yield f"read_parquet({path}, hive_partitioning = false)"
@@ -168,10 +170,10 @@ def opened(source: Source) -> Iterator[str]:
 def _prepare(out: Path) -> None:
     """The output folder: created, or an empty folder; never a link."""
     if out.is_symlink():
-        raise ValueError(f"split output folder {shown(str(out))} is a symbolic link, not written through")
+        raise InputError(f"split output folder {shown(str(out))} is a symbolic link, not written through")
     out.mkdir(parents=True, exist_ok=True)
     if any(out.iterdir()):
-        raise ValueError(f"split output folder {shown(str(out))} is not empty")
+        raise InputError(f"split output folder {shown(str(out))} is not empty")
 
 
 def split_sources(project_dir: Path, names: Sequence[str], by: Sequence[str], batches: int, out: Path) -> Path:
@@ -181,9 +183,9 @@ def split_sources(project_dir: Path, names: Sequence[str], by: Sequence[str], ba
     of each table covers the same span of time. Every value is checked before the first write."""
     check_batches(batches)
     if not names:
-        raise ValueError("--split-source needs at least one seed name or file")
+        raise InputError("--split-source needs at least one seed name or file")
     if len(by) not in (1, len(names)):
-        raise ValueError(f"--by takes one column, or one per --split-source ({len(names)}), got {len(by)}")
+        raise InputError(f"--by takes one column, or one per --split-source ({len(names)}), got {len(by)}")
     sources = resolve_sources(project_dir, names)
     con = duckdb.connect()
     try:
@@ -213,9 +215,9 @@ def split_sources(project_dir: Path, names: Sequence[str], by: Sequence[str], ba
         for (table, column, columns), source in zip(tables, sources, strict=True):
             _write(con, table, column, columns, source, batches, out)
     except duckdb.Error as exc:
-        raise ValueError(f"--split-source: DuckDB could not split: {str(exc).splitlines()[0]}") from exc
+        raise InputError(f"--split-source: DuckDB could not split: {str(exc).splitlines()[0]}") from exc
     except OSError as exc:
-        raise ValueError(
+        raise InputError(
             f"--split-source: cannot write the deliveries under {shown(str(out))}: {exc.strerror}"
         ) from exc
     finally:
@@ -232,16 +234,16 @@ def _load(
     try:
         con.execute(f"create temp table {table} as select * from {reader}")
     except duckdb.Error as exc:
-        raise ValueError(
+        raise InputError(
             f"--split-source {shown(source.given)}: DuckDB cannot read {file} as "
             f"{source.format.name}: {str(exc).splitlines()[0]}"
         ) from exc
     rows = con.execute(f"select count(*) from {table}").fetchone()
     if not rows or not rows[0]:
-        raise ValueError(f"--split-source {shown(source.given)}: {file} has no rows, nothing to deliver")
+        raise InputError(f"--split-source {shown(source.given)}: {file} has no rows, nothing to deliver")
     columns = [str(row[0]) for row in con.execute(f"describe {table}").fetchall()]
     if by not in columns:
-        raise ValueError(f"--by {shown(by)}: no such column in {file} ({', '.join(map(shown, columns))})")
+        raise InputError(f"--by {shown(by)}: no such column in {file} ({', '.join(map(shown, columns))})")
     return table, ident(by), [ident(c) for c in columns]
 
 

@@ -26,16 +26,14 @@ from typing import Any
 
 import yaml
 
+from harness.errors import Refused
+
 SCRATCH_TARGET = "rerun_safe_scratch"
 WAREHOUSE_ENV = "RERUN_SAFE_SCRATCH_WAREHOUSE"
 SCHEMA_ENV = "RERUN_SAFE_SCRATCH_SCHEMA"
 DUCKDB_CATALOG = "warehouse"  # every lane's file is <lane>/warehouse/warehouse.duckdb
 # Adapters the harness can run checks on (harness.engines: DuckDB files, PostgreSQL schemas).
 DRIVEN_ADAPTERS = ("duckdb", "postgres", "spark")
-
-
-class Refused(RuntimeError):
-    """The harness will not build: it cannot guarantee that it writes only where it created."""
 
 
 @dataclass(frozen=True)

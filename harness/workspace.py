@@ -89,7 +89,7 @@ class Lane:
         project's source tables (--load-sources). Returns how many files were delivered."""
         files = list(files)
         if self.loader is not None:
-            self.rows_loaded += self.store.load_sources(self.place, self.loader, files)
+            self.rows_loaded += self.store.load_sources(self.place, self.loader.plan(files))
         else:
             land(files, self.landing)
         return len(files)

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from harness import dbt_arguments, dbt_settings
+from harness._plumbing import dbt_arguments, dbt_settings
 from pipeline_demo import demo, generate, land, report, show
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import duckdb
 
-from harness import (
+from harness._plumbing import (
     DEFAULT_BATCH_PATTERN,
     DbtSettings,
     discover_batches,

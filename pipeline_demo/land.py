@@ -19,7 +19,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from harness import DEFAULT_BATCH_PATTERN, Batch, discover_batches, land
+from harness._plumbing import DEFAULT_BATCH_PATTERN, Batch, discover_batches, land
 from pipeline_demo.inputs import InputError, Value, resolve, same_content, shown
 
 HELP = "copy one day's deliveries into the demo's landing folder (then run an incremental build)"

@@ -41,7 +41,7 @@ from typing import Any
 
 import duckdb
 
-from harness import quote
+from harness._plumbing import quote
 from pipeline_demo.inputs import InputError, connect_read_only, resolve, shown
 
 HELP = "write a static HTML page of a warehouse's runs (run log, late queue, corrections, lateness)"

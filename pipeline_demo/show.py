@@ -20,7 +20,7 @@ from pathlib import Path
 
 import duckdb
 
-from harness import quote
+from harness._plumbing import quote
 from pipeline_demo.inputs import InputError, Value, connect_read_only, one_line, resolve, shown, warehouse_file
 
 HELP = "print the first rows of one table of a warehouse (read-only)"

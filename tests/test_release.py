@@ -8,6 +8,7 @@ agree, and the pinned versions lie inside the ranges."""
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import subprocess
@@ -23,6 +24,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 import harness
+from harness._version import __version__
 from harness.compat import SUPPORTED_DBT, VersionRange, unsupported_dbt
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_every_place_carries_the_same_version() -> None:
     versions = {
+        "harness/_version.py": __version__,
         "harness.__version__": harness.__version__,
         "installed rerun-safe-harness": version("rerun-safe-harness"),
         "macros/dbt_project.yml": yaml.safe_load((ROOT / "macros" / "dbt_project.yml").read_text())["version"],
@@ -37,7 +40,15 @@ def test_every_place_carries_the_same_version() -> None:
     }
     assert len(set(versions.values())) == 1, versions
     shown = subprocess.run([sys.executable, "-m", "harness", "--version"], capture_output=True, text=True, check=True)
-    assert shown.stdout.strip() == f"rerun-safe {harness.__version__}"
+    assert shown.stdout.strip() == f"rerun-safe {__version__}"
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "harness._version.__version__"}
+
+
+def test_the_version_module_imports_nothing() -> None:
+    """A leaf: reading the version (pyproject.toml's build, the CLI) never imports the package."""
+    tree = ast.parse((ROOT / "harness" / "_version.py").read_text(encoding="utf-8"))
+    assert [node for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom)] == []
 
 
 def test_the_changelog_has_the_version_and_the_release_files_exist() -> None:
@@ -95,7 +106,8 @@ def test_the_release_commit_alone_may_leave_its_heading_without_a_commit() -> No
 
 def test_each_release_commit_is_in_the_history_and_carries_its_version() -> None:
     """The named commit exists (a shallow clone cannot say: skipped there), holds that version in
-    harness/__init__.py and the CHANGELOG section, and a tag vX.Y.Z, where there is one, is it."""
+    harness/_version.py (harness/__init__.py before it existed) and the CHANGELOG section, and a
+    tag vX.Y.Z, where there is one, is it."""
     if _git("rev-parse", "--is-shallow-repository").stdout.strip() != "false":
         pytest.skip("not a full git clone: the release commits cannot be looked up")
     releases = released_sections((ROOT / "CHANGELOG.md").read_text(encoding="utf-8"))
@@ -107,8 +119,11 @@ def test_each_release_commit_is_in_the_history_and_carries_its_version() -> None
         assert _git("merge-base", "--is-ancestor", full, "HEAD").returncode == 0, (
             f"{release}: {commit} is not an ancestor of HEAD"
         )
-        init = _git("show", f"{full}:harness/__init__.py").stdout
-        assert f'__version__ = "{release}"' in init, f"{release}: commit {commit} carries another harness version"
+        # harness/_version.py holds it; releases made before it existed, harness/__init__.py
+        carried = (
+            _git("show", f"{full}:harness/_version.py").stdout or _git("show", f"{full}:harness/__init__.py").stdout
+        )
+        assert f'__version__ = "{release}"' in carried, f"{release}: commit {commit} carries another harness version"
         assert f"## [{release}]" in _git("show", f"{full}:CHANGELOG.md").stdout, (
             f"{release}: {commit} has no such section"
         )

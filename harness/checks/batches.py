@@ -19,6 +19,7 @@ from harness.compare import Purpose, compare_snapshots
 from harness.context import CheckContext, finish, manifest_of
 from harness.deliveries import Batch, regroup
 from harness.engines.base import Snapshot
+from harness.errors import InputError
 from harness.project import Project
 from harness.results import CheckResult, Comparison
 from harness.workspace import Lane
@@ -142,7 +143,7 @@ class Batches(Check[Options]):
         started = time.monotonic()
         keys_per_batch = options.keys_per_batch
         if keys_per_batch < 1:
-            raise ValueError(f"--keys-per-batch must be at least 1, got {keys_per_batch}")
+            raise InputError(f"--keys-per-batch must be at least 1, got {keys_per_batch}")
         natural = ctx.batches()
         splits = variants(natural, keys_per_batch, tuple(options.splits))
         lanes: list[Lane] = []

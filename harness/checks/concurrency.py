@@ -31,10 +31,9 @@ from dataclasses import dataclass
 
 from harness import childlog
 from harness.checks.base import Check
-from harness.compare import Purpose, compare_snapshots
-from harness.context import CheckContext, annotate, lane_findings, unexplained_errors
+from harness.context import CheckContext, lane_findings, unexplained_errors
 from harness.dbt_invoke import DbtRun
-from harness.reference import Reference, build_reference
+from harness.reference import Reference, build_reference, explained_tables
 from harness.results import CheckResult, Comparison, NotJudged, Status, Trial
 from harness.workspace import Lane, Spawned
 
@@ -46,14 +45,6 @@ ORDERS = (("A", "B"), ("B", "A"))
 @dataclass(frozen=True)
 class Options:
     stagger: float = 0.0
-
-
-def _differences(comparison: Comparison, when: str) -> list[str]:
-    return [
-        f"{diff.table.split('.')[-1]} ({', '.join(diff.kinds())}; {when})"
-        for diff in comparison.diffs
-        if not diff.judged_identical
-    ]
 
 
 def _outcome(runs: dict[str, tuple[Spawned, DbtRun]]) -> tuple[list[str], list[str], dict[str, str]]:
@@ -99,39 +90,27 @@ def _round(
     else:
         outcome = "both failed: " + "; ".join(f"{name}: {messages[name] or '(no message)'}" for name in failed)
         errors.append("neither build completed")
-    compare = dict(
-        project=ref.project,
-        purpose=Purpose.CONVERGE,
-        selected=ref.selected,
-        sample_size=ctx.sample_size,
-    )
-    clean = ref.snapshots[last]
     comparisons: list[Comparison] = []
     tables: list[str] = []
     slug = f"{first}_first"
     if completed:
         after = lane.snapshot(f"{slug} after both", ref.project)
-        comparisons.append(
-            compare_snapshots(clean, after, label=f"{label}: clean vs after both builds", **compare)  # type: ignore[arg-type]
+        comparison, differing = ref.compare(
+            ctx, NAME, after, last, label=f"{label}: clean vs after both builds", when="after both builds"
         )
-        annotate(ctx, NAME, comparisons[-1:])
-        tables += _differences(comparisons[-1], "after both builds")
+        comparisons.append(comparison)
+        tables += differing
     if failed:
         follow_up = lane.dbt("build", select=ctx.build_select, record=False, keys=True)
         errors += unexplained_errors(ctx, NAME, [f"follow-up build: {problem}" for problem in follow_up.problems])
         after = lane.snapshot(f"{slug} after follow-up", ref.project)
-        comparisons.append(
-            compare_snapshots(clean, after, label=f"{label}: clean vs after a follow-up build", **compare)  # type: ignore[arg-type]
+        comparison, differing = ref.compare(
+            ctx, NAME, after, last, label=f"{label}: clean vs after a follow-up build", when="after the follow-up build"
         )
-        annotate(ctx, NAME, comparisons[-1:])
-        tables += _differences(comparisons[-1], "after the follow-up build")
+        comparisons.append(comparison)
+        tables += differing
     survived = not errors and all(c.passed for c in comparisons)
-    explained = [
-        f"{d.table.split('.')[-1]} ({d.explained_by})"
-        for c in comparisons
-        for d in c.diffs
-        if d.explained_by and not d.identical
-    ]
+    explained = explained_tables(comparisons)
     return Trial(label, survived, outcome, tables, errors, explained=explained), comparisons
 
 

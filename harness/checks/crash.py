@@ -27,14 +27,14 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from harness import childlog
 from harness.checks.base import NeedsDeliveries
-from harness.compare import Purpose, compare_snapshots
-from harness.context import CheckContext, annotate, key_figures, lane_findings, unexplained_errors
-from harness.project import build_order
-from harness.reference import Reference, build_reference
+from harness.context import CheckContext, key_figures, lane_findings, unexplained_errors
+from harness.errors import FaultIgnored, InputError
+from harness.project import Model, build_order
+from harness.reference import Reference, build_reference, explained_tables
 from harness.results import CheckResult, Comparison, Interruption, NotJudged, Status, Trial
 from harness.workspace import Lane
 
@@ -100,10 +100,10 @@ def _crash_batches(options: Options, count: int) -> list[int]:
     try:
         numbers = [int(j) for j in chosen]
     except ValueError as exc:
-        raise ValueError(f"--crash-batches takes batch numbers or `all`, got {chosen}") from exc
+        raise InputError(f"--crash-batches takes batch numbers or `all`, got {chosen}") from exc
     wrong = [j for j in numbers if not 1 <= j <= count]
     if wrong:
-        raise ValueError(f"--crash-batches {wrong}: the deliveries have batches 1..{count}")
+        raise InputError(f"--crash-batches {wrong}: the deliveries have batches 1..{count}")
     return sorted(set(numbers))
 
 
@@ -137,10 +137,6 @@ def _fault_point(ctx: CheckContext, ref: Reference, batch: int, var: str, model:
         return Stopped(f"{model} failed; {sum(n.status == 'skipped' for n in run.nodes)} node(s) skipped")
 
     return Point(batch, Interruption.FAILED_MODEL, label, stop)
-
-
-class FaultIgnored(RuntimeError):
-    """The project did not fail the model the fault var named."""
 
 
 def _kill_point(ctx: CheckContext, ref: Reference, batch: int, at: float, window: float) -> Point:
@@ -195,14 +191,6 @@ def points_exercised(trials: Sequence[Trial]) -> dict[str, int]:
     }
 
 
-def _differences(comparison: Comparison, when: str) -> list[str]:
-    return [
-        f"{diff.table.split('.')[-1]} ({', '.join(diff.kinds())}; {when})"
-        for diff in comparison.diffs
-        if not diff.judged_identical
-    ]
-
-
 def _try(ctx: CheckContext, ref: Reference, lane: Lane, point: Point, number: int) -> tuple[Trial, list[Comparison]]:
     lane.restore(ref.checkpoints[point.batch - 1])
     lane.reset_deliveries(ref.files_through(point.batch - 1), ref.batches[point.batch - 1].files)
@@ -211,24 +199,12 @@ def _try(ctx: CheckContext, ref: Reference, lane: Lane, point: Point, number: in
     recovery = lane.dbt("build", select=ctx.build_select, record=False, keys=True)
     errors += [f"rebuild after the crash: {problem}" for problem in recovery.problems]
     slug = f"point_{number:03d}"
-    compare = dict(
-        project=ref.project,
-        purpose=Purpose.CONVERGE,
-        selected=ref.selected,
-        sample_size=ctx.sample_size,
-    )
     rebuilt = lane.snapshot(f"{slug} rebuilt", ref.project)
     taken = [rebuilt]
-    comparisons = [
-        compare_snapshots(
-            ref.snapshots[point.batch],
-            rebuilt,
-            label=f"{point.label}: clean vs crashed and rebuilt",
-            **compare,  # type: ignore[arg-type]
-        )
-    ]
-    annotate(ctx, NAME, comparisons[:1])
-    tables = _differences(comparisons[0], "after the rebuild")
+    comparison, tables = ref.compare(
+        ctx, NAME, rebuilt, point.batch, label=f"{point.label}: clean vs crashed and rebuilt", when="after the rebuild"
+    )
+    comparisons = [comparison]
     last = len(ref.batches)
     if point.batch < last:
         for later in range(point.batch + 1, last + 1):
@@ -237,22 +213,17 @@ def _try(ctx: CheckContext, ref: Reference, lane: Lane, point: Point, number: in
             errors += [f"build of {ref.batch_label(later)}: {problem}" for problem in run.problems]
         final = lane.snapshot(f"{slug} continued", ref.project)
         taken.append(final)
-        comparisons.append(
-            compare_snapshots(
-                ref.snapshots[last],
-                final,
-                label=f"{point.label}: clean vs crashed, rebuilt and continued to batch {last}",
-                **compare,  # type: ignore[arg-type]
-            )
+        comparison, differing = ref.compare(
+            ctx,
+            NAME,
+            final,
+            last,
+            label=f"{point.label}: clean vs crashed, rebuilt and continued to batch {last}",
+            when=f"after batch {last}",
         )
-        annotate(ctx, NAME, comparisons[-1:])
-        tables += _differences(comparisons[-1], f"after batch {last}")
-    explained = [
-        f"{diff.table.split('.')[-1]} ({diff.explained_by})"
-        for comparison in comparisons
-        for diff in comparison.diffs
-        if diff.explained_by and not diff.identical
-    ]
+        comparisons.append(comparison)
+        tables += differing
+    explained = explained_tables(comparisons)
     errors = unexplained_errors(ctx, NAME, errors)
     survived = not errors and all(comparison.passed for comparison in comparisons)
     if survived:  # keep the snapshots of failed points only (--keep-work-dir)
@@ -320,8 +291,7 @@ class Crash(NeedsDeliveries[Options]):
 
     def run(self, ctx: CheckContext, options: Options) -> CheckResult:
         started = time.monotonic()
-        count = len(ctx.batches())
-        crashed = _crash_batches(options, count)
+        crashed = _crash_batches(options, len(ctx.batches()))
         ref = build_reference(ctx, NAME)
         problems = unexplained_errors(ctx, NAME, ref.lane.problems())
         if problems:
@@ -331,104 +301,151 @@ class Crash(NeedsDeliveries[Options]):
                 duration_s=time.monotonic() - started,
                 errors=["the clean build failed, so no crash can be judged against it:", *problems],
             )
-        built = {node.unique_id for node in ref.lane.runs[0].nodes}
-        fault_var = options.fault_var
-        kinds = ("model",) if fault_var else ("model", "seed", "snapshot")
-        data_nodes = {
-            model.unique_id for model in ref.project.models if model.unique_id in built and model.resource_type in kinds
-        }
-        order = [ref.project.by_name(uid) for uid in build_order(ref.lane.runs[0].target_path, data_nodes)]
-        names = [model.name for model in order]
-        cap: int | None = options.crash_points
+        order = _build_order(ref, options.fault_var)
         kills = options.kill_points
-        seed = options.seed
         one_process = ctx.store.adapter == "spark"
         if one_process and kills:
             from harness.engines.spark import ONE_PROCESS
 
             ctx.progress(f"[{NAME}] no kill point on Spark: {ONE_PROCESS}")
             kills = 0
-
         lane = ctx.lane(NAME, "crashed")
-        trials: list[Trial] = []
-        failed_comparisons: list[Comparison] = []
-        errors: list[str] = []
-        clean_child_s: dict[str, float] = {}
-        points: list[Point] = []
-        not_judged: list[NotJudged] = []
-        for batch in crashed:
-            for k in spread(len(order), cap):
-                if fault_var:
-                    points.append(_fault_point(ctx, ref, batch, fault_var, names[k - 1], order[k - 1].identifier))
-                else:
-                    points.append(_prefix_point(ctx, ref, batch, names, k))
-            if kills > 0:
-                window, why = _execution_window(ctx, ref, lane, batch)
-                if why:
-                    errors.append(f"{ref.batch_label(batch)}: the clean child build failed, no kill tried: {why}")
-                    continue
-                clean_child_s[ref.batch_label(batch)] = round(window, 2)
-                for at in kill_moments(window, kills, seed, batch):
-                    points.append(_kill_point(ctx, ref, batch, at, window))
-        for number, point in enumerate(points, start=1):
-            ctx.progress(f"[{NAME}] point {number}/{len(points)}: {point.label}")
-            try:
-                trial, comparisons = _try(ctx, ref, lane, point, number)
-            except FaultIgnored as exc:
-                errors.append(str(exc))
-                break
-            trials.append(trial)
-            not_judged = not_judged or comparisons[0].not_judged
-            if not trial.survived:
-                failed_comparisons += [c for c in comparisons if not c.passed]
-            ctx.progress(f"[{NAME}] point {number}: {'survived' if trial.survived else 'FAILED'}")
-
-        figures = points_exercised(trials)
-        kill_trials = figures["kill points tried"]
-        interrupted = figures["kill points reached (killed a running build)"]
-        metrics: dict[str, object] = {
-            "points tried": len(trials),
-            "survived": sum(t.survived for t in trials),
-            "failed": sum(not t.survived for t in trials),
-            "build order": " > ".join(names),
+        plan = _plan_points(ctx, ref, lane, crashed, order, replace(options, kill_points=kills))
+        tried = _try_points(ctx, ref, lane, plan.points)
+        result = _verdict(ctx, [ref.lane, lane], tried, [*plan.errors, *tried.errors])
+        result.metrics = {
+            **result.metrics,
+            "build order": " > ".join(model.name for model in order),
             "crashed batches": ", ".join(ref.batch_label(j) for j in crashed),
         }
-        if clean_child_s:
-            metrics["clean child build, execution (s)"] = ", ".join(f"{k}: {v}" for k, v in clean_child_s.items())
-        exercised: dict[str, object] = dict(figures)
-        exercised.update(key_figures([ref.lane, lane]))
-        notes = [f"{metrics['survived']} of {len(trials)} crash point(s) survived"]
+        if plan.clean_child_s:
+            shown = ", ".join(f"{k}: {v}" for k, v in plan.clean_child_s.items())
+            result.metrics["clean child build, execution (s)"] = shown
         if one_process and options.kill_points:
-            notes.append("no kill point: Spark's session target admits one dbt process (stops between models only)")
-        if kill_trials and interrupted < kill_trials:
-            notes.append(
-                f"{kill_trials - interrupted} kill point(s) came after the build had ended: not counted as reached"
+            result.notes.insert(
+                1, "no kill point: Spark's session target admits one dbt process (stops between models only)"
             )
-        explained = sorted({name for t in trials for name in t.explained})
-        if explained:
-            notes.append("differences already reported by an earlier check, not counted again: " + ", ".join(explained))
-        notes += [f"not judged: {nj.table}: {nj.reason}" for nj in not_judged]
-        findings = lane_findings(ctx, NAME, [ref.lane, lane]).with_errors_first(errors)
-        reached = sum(t.reached for t in trials)
-        reason = ""
-        if not reached and not errors:
-            reason = "no crash point reached: " + (
-                "no point to try (--crash-points 0 and --kill-points 0?)"
-                if not trials
-                else "every kill came after the build had ended"
-            )
-        failed = findings.failed or not all(trial.survived for trial in trials)
-        status = Status.FAIL if failed else (Status.NOT_EXERCISED if reason else Status.PASS)
-        return findings.into(
-            CheckResult(
-                name=NAME,
-                status=status,
-                comparisons=failed_comparisons,
-                notes=notes,
-                metrics=metrics,
-                trials=trials,
-                duration_s=time.monotonic() - started,
-                exercised=exercised,
-                reason=reason if status is Status.NOT_EXERCISED else "",
-            )
+        result.duration_s = time.monotonic() - started
+        return result
+
+
+def _build_order(ref: Reference, fault_var: str | None) -> list[Model]:
+    """The data nodes the clean build built, in build order: the models alone with a fault
+    var (only a model can fail on it), else models, seeds and snapshots."""
+    built = {node.unique_id for node in ref.lane.runs[0].nodes}
+    kinds = ("model",) if fault_var else ("model", "seed", "snapshot")
+    data_nodes = {
+        model.unique_id for model in ref.project.models if model.unique_id in built and model.resource_type in kinds
+    }
+    return [ref.project.by_name(uid) for uid in build_order(ref.lane.runs[0].target_path, data_nodes)]
+
+
+@dataclass
+class PointPlan:
+    """The crash points of a run, in the order they are tried, and what stopped a batch's kills."""
+
+    points: list[Point] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    clean_child_s: dict[str, float] = field(default_factory=dict)  # batch label -> execution window
+
+
+def _plan_points(
+    ctx: CheckContext, ref: Reference, lane: Lane, crashed: list[int], order: list[Model], options: Options
+) -> PointPlan:
+    """Per crashed batch: the between-model stops spread over `order`, then the kills (after
+    timing the batch's clean build in a child)."""
+    plan = PointPlan()
+    names = [model.name for model in order]
+    for batch in crashed:
+        for k in spread(len(order), options.crash_points):
+            if options.fault_var:
+                plan.points.append(
+                    _fault_point(ctx, ref, batch, options.fault_var, names[k - 1], order[k - 1].identifier)
+                )
+            else:
+                plan.points.append(_prefix_point(ctx, ref, batch, names, k))
+        if options.kill_points > 0:
+            window, why = _execution_window(ctx, ref, lane, batch)
+            if why:
+                plan.errors.append(f"{ref.batch_label(batch)}: the clean child build failed, no kill tried: {why}")
+                continue
+            plan.clean_child_s[ref.batch_label(batch)] = round(window, 2)
+            for at in kill_moments(window, options.kill_points, options.seed, batch):
+                plan.points.append(_kill_point(ctx, ref, batch, at, window))
+    return plan
+
+
+@dataclass
+class Tried:
+    """What trying the points gave: a trial per point tried, the comparisons of the failed
+    ones, what the first point could not judge, and a fault the project ignored."""
+
+    trials: list[Trial] = field(default_factory=list)
+    failed_comparisons: list[Comparison] = field(default_factory=list)
+    not_judged: list[NotJudged] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def _try_points(ctx: CheckContext, ref: Reference, lane: Lane, points: list[Point]) -> Tried:
+    tried = Tried()
+    for number, point in enumerate(points, start=1):
+        ctx.progress(f"[{NAME}] point {number}/{len(points)}: {point.label}")
+        try:
+            trial, comparisons = _try(ctx, ref, lane, point, number)
+        except FaultIgnored as exc:
+            tried.errors.append(str(exc))
+            break
+        tried.trials.append(trial)
+        tried.not_judged = tried.not_judged or comparisons[0].not_judged
+        if not trial.survived:
+            tried.failed_comparisons += [c for c in comparisons if not c.passed]
+        ctx.progress(f"[{NAME}] point {number}: {'survived' if trial.survived else 'FAILED'}")
+    return tried
+
+
+def _verdict(ctx: CheckContext, lanes: list[Lane], tried: Tried, errors: list[str]) -> CheckResult:
+    """The check's result: it fails when a point failed or a build erred; with no point that
+    reached a running build (and no error), it exercised nothing."""
+    trials = tried.trials
+    figures = points_exercised(trials)
+    kill_trials = figures["kill points tried"]
+    interrupted = figures["kill points reached (killed a running build)"]
+    metrics: dict[str, object] = {
+        "points tried": len(trials),
+        "survived": sum(t.survived for t in trials),
+        "failed": sum(not t.survived for t in trials),
+    }
+    exercised: dict[str, object] = dict(figures)
+    exercised.update(key_figures(lanes))
+    notes = [f"{metrics['survived']} of {len(trials)} crash point(s) survived"]
+    if kill_trials and interrupted < kill_trials:
+        notes.append(
+            f"{kill_trials - interrupted} kill point(s) came after the build had ended: not counted as reached"
         )
+    explained = sorted({name for t in trials for name in t.explained})
+    if explained:
+        notes.append("differences already reported by an earlier check, not counted again: " + ", ".join(explained))
+    notes += [f"not judged: {nj.table}: {nj.reason}" for nj in tried.not_judged]
+    findings = lane_findings(ctx, NAME, lanes).with_errors_first(errors)
+    reached = sum(t.reached for t in trials)
+    reason = ""
+    if not reached and not errors:
+        reason = "no crash point reached: " + (
+            "no point to try (--crash-points 0 and --kill-points 0?)"
+            if not trials
+            else "every kill came after the build had ended"
+        )
+    failed = findings.failed or not all(trial.survived for trial in trials)
+    status = Status.FAIL if failed else (Status.NOT_EXERCISED if reason else Status.PASS)
+    return findings.into(
+        CheckResult(
+            name=NAME,
+            status=status,
+            comparisons=tried.failed_comparisons,
+            notes=notes,
+            metrics=metrics,
+            trials=trials,
+            exercised=exercised,
+            reason=reason if status is Status.NOT_EXERCISED else "",
+        )
+    )

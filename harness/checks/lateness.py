@@ -8,12 +8,14 @@ import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
 from harness.checks.base import Check
 from harness.context import CheckContext
 from harness.engines.base import quote
+from harness.errors import InputError
 from harness.project import project_vars
 from harness.results import CheckResult, Status
 
@@ -118,6 +120,42 @@ def write_histogram(hours: list[float], allowed: float, covering: float, share: 
         plt.close(figure)
 
 
+def _measure(
+    files: list[Path], event_col: str, ingested_col: str, allowed: float, share: float
+) -> tuple[int, int, tuple[Any, ...], list[float]]:
+    """Every row's lateness in hours, read in DuckDB: (rows, rows without both timestamps, the
+    percentiles then max, min, rows later than `allowed`, the hours covering `share`; the hours)."""
+    con = duckdb.connect()
+    try:
+        con.execute(
+            f"""
+            create temp table lateness as
+            select epoch({_parse(ingested_col)} - {_parse(event_col)}) / 3600.0 as hours
+            from read_csv(?, all_varchar = true, header = true, union_by_name = true)
+            """,
+            [[str(f) for f in files]],
+        )
+        total, unparsed = con.execute("select count(*), count(*) filter (where hours is null) from lateness").fetchone()  # type: ignore[misc]
+        if total == unparsed:
+            raise InputError(
+                f"no row has both {event_col} and {ingested_col} parseable as " + " or ".join(TIMESTAMP_FORMATS)
+            )
+        quantiles = ", ".join(f"quantile_cont(hours, {q})" for _, q in PERCENTILES)
+        row = con.execute(
+            f"""
+            select {quantiles}, max(hours), min(hours),
+                count(*) filter (where hours > ?), quantile_cont(hours, ?)
+            from lateness where hours is not null
+            """,
+            [allowed, share],
+        ).fetchone()
+        assert row is not None
+        hours = [float(h) for (h,) in con.execute("select hours from lateness where hours is not null").fetchall()]
+    finally:
+        con.close()
+    return int(total), int(unparsed), row, hours
+
+
 class Lateness(Check[Options]):
     name = NAME
     help = "lateness percentiles, histogram, rows beyond the watermark (informational)"
@@ -184,43 +222,13 @@ class Lateness(Check[Options]):
             f for batch in ctx.batches() for f in batch.files if f.suffix.lower() == ".csv" and f.stat().st_size > 0
         ]
         if not files:
-            raise ValueError("every delivery file is empty: no lateness to compute")
+            raise InputError("every delivery file is empty: no lateness to compute")
         event_col, ingested_col = options.event_time_column, options.ingested_at_column
         share = float(options.share)
         if not 0 < share <= 1:
-            raise ValueError(f"--share must be in (0, 1], got {share}")
+            raise InputError(f"--share must be in (0, 1], got {share}")
         allowed, allowed_source = allowed_lateness(ctx, options)
-
-        con = duckdb.connect()
-        try:
-            con.execute(
-                f"""
-                create temp table lateness as
-                select epoch({_parse(ingested_col)} - {_parse(event_col)}) / 3600.0 as hours
-                from read_csv(?, all_varchar = true, header = true, union_by_name = true)
-                """,
-                [[str(f) for f in files]],
-            )
-            total, unparsed = con.execute(
-                "select count(*), count(*) filter (where hours is null) from lateness"
-            ).fetchone()  # type: ignore[misc]
-            if total == unparsed:
-                raise ValueError(
-                    f"no row has both {event_col} and {ingested_col} parseable as " + " or ".join(TIMESTAMP_FORMATS)
-                )
-            quantiles = ", ".join(f"quantile_cont(hours, {q})" for _, q in PERCENTILES)
-            row = con.execute(
-                f"""
-                select {quantiles}, max(hours), min(hours),
-                    count(*) filter (where hours > ?), quantile_cont(hours, ?)
-                from lateness where hours is not null
-                """,
-                [allowed, share],
-            ).fetchone()
-            assert row is not None
-            hours = [float(h) for (h,) in con.execute("select hours from lateness where hours is not null").fetchall()]
-        finally:
-            con.close()
+        total, unparsed, row, hours = _measure(files, event_col, ingested_col, allowed, share)
 
         parsed = int(total) - int(unparsed)
         metrics: dict[str, object] = {

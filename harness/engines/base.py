@@ -34,10 +34,7 @@ import contextlib
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from harness.sources import SourceLoader
+from typing import Any
 
 
 def quote(identifier: str) -> str:
@@ -124,6 +121,30 @@ class Snapshot:
 NameOf = Callable[[Snapshot, Relation], str]
 
 
+@dataclass(frozen=True)
+class SourceLoad:
+    """One delivery file and the source table (logical schema, identifier) it feeds; `reader`
+    is the DuckDB table function that reads the file's own columns."""
+
+    path: Path
+    schema: str
+    identifier: str
+    reader: str
+
+    @property
+    def relation(self) -> str:
+        return f"{quote(self.schema)}.{quote(self.identifier)}"
+
+
+@dataclass(frozen=True)
+class LoadPlan:
+    """What `--load-sources` appends before a build, planned by harness.sources (which file
+    feeds which table) and executed by a store (`Store.load_sources`)."""
+
+    creates: tuple[SourceLoad, ...]  # the file whose columns create each table, if it is missing
+    appends: tuple[SourceLoad, ...]  # every delivered file, appended to its table by column name
+
+
 class Store:
     """The interface every adapter's store implements (see the module's table)."""
 
@@ -186,7 +207,8 @@ class Store:
         raise NotImplementedError
         yield  # pragma: no cover
 
-    def load_sources(self, place: str, loader: SourceLoader, files: Sequence[Path]) -> int:
+    def load_sources(self, place: str, plan: LoadPlan) -> int:
+        """Create the plan's tables that are missing, append its files; returns the rows appended."""
         raise NotImplementedError
 
     def close(self, keep: bool = False) -> None:

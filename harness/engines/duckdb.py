@@ -14,15 +14,13 @@ import contextlib
 import shutil
 from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import duckdb
 
-from harness.engines.base import NameOf, Relation, Snapshot, Sql, Store, quote
+from harness.engines.base import LoadPlan, NameOf, Relation, Snapshot, Sql, Store, quote
+from harness.errors import MissingInput
 from harness.target import WAREHOUSE_ENV
-
-if TYPE_CHECKING:
-    from harness.sources import SourceLoader
 
 SYSTEM_SCHEMAS = ("information_schema", "pg_catalog")
 FROZEN_PREFIX = "__rerun_safe_frozen_"
@@ -86,7 +84,7 @@ def take_snapshot(
     """Copy the warehouse (and its WAL) into dest_dir and freeze its views into tables: the
     views whose (schema, name) is in freeze_views (the project's models), or all when None."""
     if not warehouse.exists():
-        raise FileNotFoundError(
+        raise MissingInput(
             f"warehouse {warehouse} does not exist after dbt ran: the build stopped before it "
             "wrote anything (see the build's error above)"
         )
@@ -236,8 +234,32 @@ class DuckDBStore(Store):
         finally:
             con.close()
 
-    def load_sources(self, place: str, loader: SourceLoader, files: Sequence[Path]) -> int:
-        return loader.load(Path(place), files)
+    def load_sources(self, place: str, plan: LoadPlan) -> int:
+        return load_into(Path(place), plan)
+
+
+def load_into(warehouse: Path, plan: LoadPlan) -> int:
+    """Append the plan's files to their source tables in a DuckDB file; returns the rows appended."""
+    warehouse.parent.mkdir(parents=True, exist_ok=True)
+    appended = 0
+    con = duckdb.connect(str(warehouse))
+    try:
+        for load in (*plan.creates, *plan.appends):
+            con.execute(f"create schema if not exists {quote(load.schema)}")
+            con.execute(f"create table if not exists {load.relation} as select * from {load.reader} limit 0")
+        for load in plan.appends:
+            before = _count(con, load.relation)
+            con.execute(f"insert into {load.relation} by name select * from {load.reader}")
+            appended += _count(con, load.relation) - before
+        con.execute("checkpoint")
+    finally:
+        con.close()
+    return appended
+
+
+def _count(con: duckdb.DuckDBPyConnection, relation: str) -> int:
+    row = con.execute(f"select count(*) from {relation}").fetchone()
+    return int(row[0]) if row else 0
 
 
 def _literal(path: Path | None) -> str:

@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from harness.engines.base import Sql, quote
+from harness.engines.base import LoadPlan, Sql, quote
 from harness.engines.schema_store import SchemaStore
-
-if TYPE_CHECKING:
-    from harness.sources import SourceLoader
+from harness.errors import EngineError
 
 
 class PostgresSql(Sql):
@@ -141,17 +138,16 @@ class PostgresStore(SchemaStore):
         return [(str(s), str(n), str(d)) for s, n, d in rows]
 
     # -- deliveries into source tables ----------------------------------------------------
-    def load_sources(self, place: str, loader: SourceLoader, files: Sequence[Path]) -> int:
+    def load_sources(self, place: str, plan: LoadPlan) -> int:
         """Append every file's rows to its source table in the lane (the table created from
         its first file's columns, as on DuckDB), by column name."""
         import duckdb
 
-        plan, templates = loader.plan(files)
         reader = duckdb.connect()
         appended = 0
         try:
-            for path, table in [*templates, *plan]:
-                relation = reader.sql(f"select * from {loader.reader(path)}")
+            for table in (*plan.creates, *plan.appends):
+                relation = reader.sql(f"select * from {table.reader}")
                 schema = self.physical(place, table.schema)
                 columns = ", ".join(
                     f"{quote(name)} {PG_TYPES.get(str(type_).upper(), _decimal(str(type_)))}"
@@ -159,8 +155,8 @@ class PostgresStore(SchemaStore):
                 )
                 self.sql.execute(f"create schema if not exists {quote(schema)}")
                 self.sql.execute(f"create table if not exists {quote(schema)}.{quote(table.identifier)} ({columns})")
-            for path, table in plan:
-                relation = reader.sql(f"select * from {loader.reader(path)}")
+            for table in plan.appends:
+                relation = reader.sql(f"select * from {table.reader}")
                 rows = relation.fetchall()
                 if not rows:
                     continue
@@ -206,5 +202,5 @@ def open_connection(settings: dict[str, Any]) -> Any:
     connection = Connection(type="postgres", name="rerun_safe_harness", credentials=credentials)  # type: ignore[arg-type]
     PostgresConnectionManager.open(connection)  # type: ignore[no-untyped-call]  # dbt-postgres leaves open() unannotated
     if connection.handle is None or getattr(connection.state, "value", connection.state) != "open":
-        raise RuntimeError(f"could not connect to {settings.get('host')}:{settings.get('port')}")
+        raise EngineError(f"could not connect to {settings.get('host')}:{settings.get('port')}")
     return connection.handle

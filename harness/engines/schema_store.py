@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.engines.base import NameOf, Relation, Snapshot, Sql, Store
+from harness.errors import EngineError, InputError
 from harness.target import SCHEMA_ENV
 
 
@@ -100,7 +101,7 @@ class SchemaStore(Store):
             return place
         if logical_schema.lower().startswith(self.logical.lower() + "_"):
             return place + logical_schema[len(self.logical) :]
-        raise ValueError(f"schema {logical_schema!r} is not derived from the target schema {self.logical!r}")
+        raise InputError(f"schema {logical_schema!r} is not derived from the target schema {self.logical!r}")
 
     def schemas(self, base: str) -> list[str]:
         """`base` and every `base_<suffix>` schema that exists."""
@@ -182,7 +183,7 @@ class SchemaStore(Store):
                     failed.append((suffix, name, definition))
             if len(failed) == len(pending):
                 shown = ", ".join(place + s + "." + n for s, n, _ in failed)
-                raise RuntimeError(f"checkpoint {checkpoint.schema}: views could not be restored: {shown}")
+                raise EngineError(f"checkpoint {checkpoint.schema}: views could not be restored: {shown}")
             pending = failed
 
     # -- reading and comparing -----------------------------------------------------------

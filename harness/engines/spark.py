@@ -11,14 +11,10 @@ embedded Derby metastore admits one process, so the checks that need a second db
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from harness.engines.base import Sql
+from harness.engines.base import LoadPlan, Sql
 from harness.engines.schema_store import SchemaStore
-
-if TYPE_CHECKING:
-    from harness.sources import SourceLoader
 
 
 def backtick(identifier: str) -> str:
@@ -150,7 +146,7 @@ class SparkStore(SchemaStore):
     def drop_schema(self, schema: str) -> None:
         self.sql.execute(f"drop database if exists {backtick(schema)} cascade")
 
-    def load_sources(self, place: str, loader: SourceLoader, files: Sequence[Path]) -> int:
+    def load_sources(self, place: str, plan: LoadPlan) -> int:
         raise NotImplementedError(
             "--load-sources on Spark is not built: deliver files into a landing folder the "
             "project reads (the default mode)"

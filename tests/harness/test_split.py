@@ -136,6 +136,7 @@ def test_the_loader_adds_no_column_for_the_batch_folder(tmp_path: Path) -> None:
     a `name=value` folder as a column unless told not to, which gave every source table a `batch`."""
     import duckdb
 
+    from harness.engines.duckdb import load_into
     from harness.sources import SourceLoader, SourceTable
 
     source = tmp_path / "raw_orders.csv"
@@ -145,6 +146,6 @@ def test_the_loader_adds_no_column_for_the_batch_folder(tmp_path: Path) -> None:
     loader = SourceLoader([table])
     files = [f for b in discover_batches(out) for f in b.files]
     loader.expect(files)
-    assert loader.load(tmp_path / "w.duckdb", files) == 2
+    assert load_into(tmp_path / "w.duckdb", loader.plan(files)) == 2
     con = duckdb.connect(str(tmp_path / "w.duckdb"))
     assert [row[0] for row in con.execute("describe raw.raw_orders").fetchall()] == ["id", "at"]

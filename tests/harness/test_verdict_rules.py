@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import duckdb
 import pytest
 
-from harness import api, cli
+from harness import api, cli, reference
 from harness.checks import crash
 from harness.checks.base import Check, NoOptions
 from harness.compare import Purpose, compare_snapshots
@@ -25,6 +25,7 @@ from harness.deliveries import discover_batches, landed_path, mark_unread, reads
 from harness.diff import Side, diff_sides, relation_columns
 from harness.engines.duckdb import take_snapshot
 from harness.project import CompareMode, Model, Project, RerunSafeMeta
+from harness.reference import Reference
 from harness.results import CheckResult, Comparison, Interruption, Status, TableDiff, Trial
 from harness.runner import run_checks
 from harness.target import SCHEMA_ENV, WAREHOUSE_ENV, Refused, ScratchProfile, check_locations, scratch_profile
@@ -364,13 +365,11 @@ class _Lane:
         return f"snapshot {label}"
 
 
-def _ref() -> SimpleNamespace:
+def _ref() -> Reference:
     files = [("f1",), ("f2",), ("f3",)]
-    return SimpleNamespace(
-        checkpoints=["c0", "c1", "c2", "c3"], snapshots=["s0", "s1", "s2", "s3"],
-        batches=[SimpleNamespace(files=f) for f in files],
-        files_through=lambda j: [f for batch in files[:j] for f in batch],
-        project=None, selected=None, batch_label=lambda j: f"batch {j}",
+    return Reference(
+        lane=None, batches=[SimpleNamespace(files=f, key=f"k{j}") for j, f in enumerate(files, start=1)],
+        project=None, selected=None, checkpoints={j: f"c{j}" for j in range(4)}, snapshots={j: f"s{j}" for j in range(4)},
     )
 
 
@@ -378,12 +377,12 @@ def _try(tmp_path: Path, monkeypatch, *, problems=(), differs: tuple[str, ...] =
          stopped: crash.Stopped = crash.Stopped("built a")) -> tuple:
     compared: list[str] = []
 
-    def fake_compare(left, right, **kwargs):
+    def fake_compare(left, right, project, **kwargs):
         compared.append(left)
         extra = 1 if left in differs else 0
         return _comparison(TableDiff(table="main.t", left_rows=3, right_rows=3 + extra, surplus_right=extra))
 
-    monkeypatch.setattr(crash, "compare_snapshots", fake_compare)
+    monkeypatch.setattr(reference, "compare_snapshots", fake_compare)
     ctx = CheckContext(settings=DbtSettings(project_dir=tmp_path), workdir=tmp_path)
     lane = _Lane([list(p) for p in problems])
     point = crash.Point(2, crash.Interruption.SIGKILL, "batch 2: SIGKILL", lambda _: stopped)
