@@ -109,8 +109,15 @@ REASONS = (
     "invalid_ingested_at",
     "invalid_version",
 )
-_BAD_TS = ("not a time", "2026/11/01 10:15:00", "2026-13-01 10:15:00", "", "1793000000",
-           "2026-11-01T25:61:00Z", "01.11.2026 10:15")
+_BAD_TS = (
+    "not a time",
+    "2026/11/01 10:15:00",
+    "2026-13-01 10:15:00",
+    "",
+    "1793000000",
+    "2026-11-01T25:61:00Z",
+    "01.11.2026 10:15",
+)
 BAD_VALUES = {
     1: ("", "   "),
     2: ("", " "),
@@ -124,11 +131,9 @@ BAD_VALUES = {
     10: ("0", "-1", "x", "1.5", ""),
 }
 
-KIND_ORDER = ("overlap", "main", "outoforder", "resend", "versions", "conflict",
-              "headeronly", "empty", "redelivery")
+KIND_ORDER = ("overlap", "main", "outoforder", "resend", "versions", "conflict", "headeronly", "empty", "redelivery")
 
-COLS = ("ev", "etype", "company", "order", "line", "amount", "et", "ing", "et_f", "ing_f",
-        "version", "bad", "var")
+COLS = ("ev", "etype", "company", "order", "line", "amount", "et", "ing", "et_f", "ing_f", "version", "bad", "var")
 
 
 @dataclass
@@ -210,8 +215,9 @@ class _Base:
         D, E, C = cfg.days, cfg.events_per_day, cfg.companies
         N = D * E
         self.N = N
-        start = int(dt.datetime(cfg.start_date.year, cfg.start_date.month, cfg.start_date.day,
-                                tzinfo=dt.timezone.utc).timestamp())
+        start = int(
+            dt.datetime(cfg.start_date.year, cfg.start_date.month, cfg.start_date.day, tzinfo=dt.UTC).timestamp()
+        )
         self.start = start
         self.day = np.repeat(np.arange(D, dtype=np.int64), E)
         # ingested_at: sorted within each day, so the event number order is arrival order.
@@ -259,8 +265,7 @@ class _Base:
             frac = rng.uniform(0.1, 1.0, len(refunds))
             self.amount[refunds] = np.maximum(1, (self.amount[sale] * frac).astype(np.int64))
             # a refund happens after its sale (and never after it was ingested)
-            self.et[refunds] = np.minimum(np.maximum(self.et[refunds], self.et[sale] + 1),
-                                          self.ing[refunds])
+            self.et[refunds] = np.minimum(np.maximum(self.et[refunds], self.et[sale] + 1), self.ing[refunds])
         self.company = order_company[self.order]
         self.n_refunds = len(refunds)
 
@@ -321,8 +326,8 @@ SELECT
                                ELSE '-1' END)
        ELSE amount::VARCHAR END AS amount_cents,
   CASE WHEN bad = 7 THEN {_bad(7)} ELSE {cur}[company + 1] END AS currency,
-  CASE WHEN bad = 8 THEN {_bad(8)} ELSE {_ts('et_s', 'et_f')} END AS event_time,
-  CASE WHEN bad = 9 THEN {_bad(9)} ELSE {_ts('ing_s', 'ing_f')} END AS ingested_at,
+  CASE WHEN bad = 8 THEN {_bad(8)} ELSE {_ts("et_s", "et_f")} END AS event_time,
+  CASE WHEN bad = 9 THEN {_bad(9)} ELSE {_ts("ing_s", "ing_f")} END AS ingested_at,
   CASE WHEN bad = 10 THEN {_bad(10)} ELSE version::VARCHAR END AS version
 FROM (
   SELECT *, lpad("order"::VARCHAR, 7, '0') AS o,
@@ -352,7 +357,7 @@ class _File:
     kind: str
     sub: int  # tie-break among files of one kind on one day
     build: object = None  # callable -> rows dict, for data files
-    source: "_File | None" = None  # for redeliveries
+    source: _File | None = None  # for redeliveries
     name: str = ""
     nnn: int = 0
     rows: int = 0
@@ -364,7 +369,7 @@ def _split_by_day(idx: np.ndarray, day: np.ndarray, D: int) -> list[np.ndarray]:
     order = np.argsort(day, kind="stable")
     idx, day = idx[order], day[order]
     bounds = np.searchsorted(day, np.arange(D + 1))
-    return [idx[bounds[d]:bounds[d + 1]] for d in range(D)]
+    return [idx[bounds[d] : bounds[d + 1]] for d in range(D)]
 
 
 def _sort_rows(rows: dict) -> dict:
@@ -399,9 +404,16 @@ def generate(config: GeneratorConfig, out_dir: Path) -> GenerationSummary:
     base = _Base(cfg, rng)
     N = base.N
     last = D - 1
-    path_counts: dict[str, int] = {k: 0 for k in (
-        "malformed_rows", "overlap_duplicate_rows", "out_of_order_rows", "rows_late_gt_72h",
-        *(f"malformed_{r}" for r in REASONS))}
+    path_counts: dict[str, int] = {
+        k: 0
+        for k in (
+            "malformed_rows",
+            "overlap_duplicate_rows",
+            "out_of_order_rows",
+            "rows_late_gt_72h",
+            *(f"malformed_{r}" for r in REASONS),
+        )
+    }
     path_counts |= {
         "base_events": N,
         "sales": N - base.n_refunds,
@@ -410,8 +422,8 @@ def generate(config: GeneratorConfig, out_dir: Path) -> GenerationSummary:
     files: list[_File] = []
 
     # ---- window slicing per day: head -> overlap file, middle slice -> outoforder file
-    h = int(round(cfg.overlap_rate * E)) if D > 1 else 0
-    o = int(round(cfg.out_of_order_rate * E)) if D > 1 else 0
+    h = round(cfg.overlap_rate * E) if D > 1 else 0
+    o = round(cfg.out_of_order_rate * E) if D > 1 else 0
     if h + o + h > E:  # rates too large for the window: scale down
         s = E / (2 * h + o)
         h, o = int(h * s), int(o * s)
@@ -433,23 +445,27 @@ def generate(config: GeneratorConfig, out_dir: Path) -> GenerationSummary:
             path_counts["overlap_duplicate_rows"] = path_counts.get("overlap_duplicate_rows", 0) + h
         if d < last and o:
             a = int(ooo_start[d])
-            keep[a:a + o] = False
+            keep[a : a + o] = False
             sl = np.arange(lo + a, lo + a + o)
-            files.append(_File(min(d + int(ooo_lag[d]), last), "outoforder", d,
-                               lambda sl=sl: base.rows(sl, rng)))
+            files.append(_File(min(d + int(ooo_lag[d]), last), "outoforder", d, lambda sl=sl: base.rows(sl, rng)))
             path_counts["out_of_order_rows"] = path_counts.get("out_of_order_rows", 0) + o
         main_idx.append(lo + np.flatnonzero(keep))
 
     # ---- malformed rows: fresh event ids, mixed into the main files, reasons round-robin
-    n_bad = int(round(cfg.malformed_rate * N))
+    n_bad = round(cfg.malformed_rate * N)
     bad_parts: list[dict | None] = [None] * D
     if n_bad:
         reason = (rng.permutation(n_bad) % len(REASONS) + 1).astype(np.int8)
         src = rng.integers(0, N, n_bad)
         bday = base.day[src]
-        r = base.rows(src, rng, ev=N + np.arange(n_bad, dtype=np.int64), bad=reason,
-                      var=rng.integers(0, 420, n_bad, dtype=np.int64),
-                      etype=(rng.random(n_bad) < 0.1).astype(np.int8))
+        r = base.rows(
+            src,
+            rng,
+            ev=N + np.arange(n_bad, dtype=np.int64),
+            bad=reason,
+            var=rng.integers(0, 420, n_bad, dtype=np.int64),
+            etype=(rng.random(n_bad) < 0.1).astype(np.int8),
+        )
         for code, name in enumerate(REASONS, start=1):
             path_counts[f"malformed_{name}"] = int((reason == code).sum())
         path_counts["malformed_rows"] = n_bad
@@ -458,6 +474,7 @@ def generate(config: GeneratorConfig, out_dir: Path) -> GenerationSummary:
                 bad_parts[d] = _take(r, ix)
 
     for d in range(D):
+
         def build_main(d=d):
             return _merge_sorted(base.rows(main_idx[d], rng), bad_parts[d])
 
@@ -480,8 +497,7 @@ def generate(config: GeneratorConfig, out_dir: Path) -> GenerationSummary:
     # ---- conflicts: same (event_id, version 1), different amount
     cf = np.flatnonzero(eligible & (rng.random(N) < cfg.conflict_rate))
     cf_day = later_day(base.day[cf], 1, 2)
-    cf_rows = base.rows(cf, rng, ing=new_ing(cf_day),
-                        amount=base.amount[cf] + rng.integers(1, 1000, len(cf)))
+    cf_rows = base.rows(cf, rng, ing=new_ing(cf_day), amount=base.amount[cf] + rng.integers(1, 1000, len(cf)))
     path_counts["conflicting_copies"] = len(cf)
 
     # ---- new versions (v2), some moved; some get a v3 later
@@ -517,8 +533,9 @@ def generate(config: GeneratorConfig, out_dir: Path) -> GenerationSummary:
     alt_line = nv_line % cfg.items_per_order + 1  # another line of the same order
     alt_order = np.where(cfg.items_per_order > 1, nv_order, nv_order + 1)
     nv_order = np.where(mitem, np.where(same, alt_order, base.order[pick]), nv_order)
-    nv_line = np.where(mitem, np.where(same, np.where(cfg.items_per_order > 1, alt_line, nv_line),
-                                       base.line[pick]), nv_line)
+    nv_line = np.where(
+        mitem, np.where(same, np.where(cfg.items_per_order > 1, alt_line, nv_line), base.line[pick]), nv_line
+    )
     # move to another company (and its currency): the item of a random event elsewhere
     mco = moved & (mkind == 2) & (cfg.companies > 1)
     pick2 = rng.integers(0, N, nvn)
@@ -527,8 +544,17 @@ def generate(config: GeneratorConfig, out_dir: Path) -> GenerationSummary:
     nv_company = np.where(mco, base.company[pick2], nv_company)
     nv_order = np.where(mco, base.order[pick2], nv_order)
     nv_line = np.where(mco, base.line[pick2], nv_line)
-    v2 = base.rows(nv, rng, version=np.full(nvn, 2, np.int64), ing=nv_ing, amount=nv_amount,
-                   et=nv_et, company=nv_company, order=nv_order, line=nv_line)
+    v2 = base.rows(
+        nv,
+        rng,
+        version=np.full(nvn, 2, np.int64),
+        ing=nv_ing,
+        amount=nv_amount,
+        et=nv_et,
+        company=nv_company,
+        order=nv_order,
+        line=nv_line,
+    )
     path_counts["new_versions_v2"] = nvn
     path_counts["moves_day"] = int(mday.sum())
     path_counts["moves_item"] = int(mitem.sum())
@@ -546,8 +572,7 @@ def generate(config: GeneratorConfig, out_dir: Path) -> GenerationSummary:
 
     vv = _concat([v2, v3])
     vv_day = np.concatenate([nv_day, v3_day])
-    for kind, rows, rday in (("resend", rs_rows, rs_day), ("versions", vv, vv_day),
-                             ("conflict", cf_rows, cf_day)):
+    for kind, rows, rday in (("resend", rs_rows, rs_day), ("versions", vv, vv_day), ("conflict", cf_rows, cf_day)):
         for d, ix in enumerate(_split_by_day(np.arange(len(rday)), rday, D)):
             if len(ix):
                 part = _sort_rows(_take(rows, ix))
@@ -560,11 +585,12 @@ def generate(config: GeneratorConfig, out_dir: Path) -> GenerationSummary:
         files.append(_File(int(d), "headeronly", i))
 
     # ---- redeliveries: byte-identical copies of earlier data files, last on their day
-    data_files = sorted((f for f in files if f.build is not None),
-                        key=lambda f: (f.day, KIND_ORDER.index(f.kind), f.sub))
+    data_files = sorted(
+        (f for f in files if f.build is not None), key=lambda f: (f.day, KIND_ORDER.index(f.kind), f.sub)
+    )
     n_red = 0
     if cfg.redelivered_file_rate > 0 and data_files:
-        n_red = max(1, int(round(cfg.redelivered_file_rate * len(data_files))))
+        n_red = max(1, round(cfg.redelivered_file_rate * len(data_files)))
     srcs = rng.integers(0, len(data_files), n_red) if n_red else []
     for i, s in enumerate(srcs):
         sf = data_files[int(s)]
@@ -628,27 +654,31 @@ HELP = "write a folder of sample CSV deliveries with every at-least-once patholo
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     d = GeneratorConfig()
-    parser.add_argument("--out", type=Path, default=Path("data/landing"),
-                        help="landing folder to write into (default: data/landing)")
+    parser.add_argument(
+        "--out", type=Path, default=Path("data/landing"), help="landing folder to write into (default: data/landing)"
+    )
     parser.add_argument("--seed", type=int, default=d.seed)
     parser.add_argument("--days", type=int, default=d.days)
     parser.add_argument("--events-per-day", type=int, default=d.events_per_day)
     parser.add_argument("--companies", type=int, default=d.companies)
     parser.add_argument("--items-per-order", type=int, default=d.items_per_order)
-    parser.add_argument("--start-date", type=dt.date.fromisoformat, default=d.start_date,
-                        help="first delivery day, YYYY-MM-DD (default: %(default)s)")
+    parser.add_argument(
+        "--start-date",
+        type=dt.date.fromisoformat,
+        default=d.start_date,
+        help="first delivery day, YYYY-MM-DD (default: %(default)s)",
+    )
     for name in RATE_FIELDS:
-        parser.add_argument("--" + name.replace("_", "-"), type=float, default=getattr(d, name),
-                            help="fraction (default: %(default)s)")
+        parser.add_argument(
+            "--" + name.replace("_", "-"), type=float, default=getattr(d, name), help="fraction (default: %(default)s)"
+        )
     parser.add_argument("--empty-files", type=int, default=d.empty_files)
     parser.add_argument("--header-only-files", type=int, default=d.header_only_files)
-    parser.add_argument("--clean", action="store_true",
-                        help="delete *.csv in --out before writing")
+    parser.add_argument("--clean", action="store_true", help="delete *.csv in --out before writing")
 
 
 def config_from_args(args: argparse.Namespace) -> GeneratorConfig:
-    kw = {f.name: getattr(args, f.name) for f in dataclasses.fields(GeneratorConfig)
-          if hasattr(args, f.name)}
+    kw = {f.name: getattr(args, f.name) for f in dataclasses.fields(GeneratorConfig) if hasattr(args, f.name)}
     return GeneratorConfig(**kw)
 
 
@@ -660,9 +690,11 @@ def run(args: argparse.Namespace) -> int:
             p.unlink()
     s = generate(cfg, out)
     rate = s.rows_written / s.elapsed_s if s.elapsed_s > 0 else float("inf")
-    print(f"wrote {s.files_written} files, {s.rows_written:,} rows, "
-          f"{s.bytes_written / 1e6:,.1f} MB to {s.out_dir} in {s.elapsed_s:.2f} s "
-          f"({rate:,.0f} rows/s)")
+    print(
+        f"wrote {s.files_written} files, {s.rows_written:,} rows, "
+        f"{s.bytes_written / 1e6:,.1f} MB to {s.out_dir} in {s.elapsed_s:.2f} s "
+        f"({rate:,.0f} rows/s)"
+    )
     print("  files by kind: " + ", ".join(f"{k}={v}" for k, v in s.files_by_kind.items()))
     print("  rows by kind:  " + ", ".join(f"{k}={v:,}" for k, v in s.rows_by_kind.items()))
     print("  pathologies:   " + ", ".join(f"{k}={v:,}" for k, v in s.pathologies.items()))

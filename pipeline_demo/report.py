@@ -673,7 +673,9 @@ def _hours(seconds: int | None) -> str:
 
 
 def write_report(
-    warehouse_path: Path, out: Path | None = None, hours: int | None = None,
+    warehouse_path: Path,
+    out: Path | None = None,
+    hours: int | None = None,
     names: tuple[str, str] = ("--warehouse", "--out"),
 ) -> Path:
     warehouse_path, out, hours = check_arguments(warehouse_path, out, hours, names)
@@ -698,7 +700,9 @@ def run(args: argparse.Namespace) -> int:
             bad = warehouse if any(not c.isprintable() for c in warehouse.text) else out
             raise ReportError(f"{bad.name} {shown(bad.text)}: a path without control characters")
         written = write_report(
-            Path(warehouse.text), Path(out.text) if out.text else None, args.allowed_lateness_hours,
+            Path(warehouse.text),
+            Path(out.text) if out.text else None,
+            args.allowed_lateness_hours,
             (warehouse.name, out.name),
         )
     except ReportError as exc:
