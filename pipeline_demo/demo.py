@@ -34,6 +34,7 @@ import duckdb
 
 from harness import (
     DEFAULT_BATCH_PATTERN,
+    Batch,
     DbtSettings,
     discover_batches,
     invoke,
@@ -105,20 +106,7 @@ def _ensure_deliveries(deliveries: Path) -> int:
 
 
 def run(args: argparse.Namespace, settings: DbtSettings) -> int:
-    for attribute, flag, make_name, default in (
-        ("deliveries", "--deliveries", "DELIVERIES", "data/deliveries"),
-        ("landing", "--landing", "LANDING", str(DEMO_LANDING)),
-        ("warehouse", "--warehouse", "WAREHOUSE", str(DEMO_WAREHOUSE)),
-    ):
-        value = resolve(getattr(args, attribute), flag, make_name, default)
-        if not value.text.strip() or any(not c.isprintable() for c in value.text):
-            print(f"demo: {value.name} {shown(value.text)}: a path without control characters", file=sys.stderr)
-            return 2
-        setattr(args, attribute, Path(value.text))
-    if args.hold_back < 0:
-        print(f"demo: --hold-back {args.hold_back}: a whole number of days, 0 or more", file=sys.stderr, flush=True)
-        return 2
-    if _ensure_deliveries(args.deliveries) != 0:
+    if not _arguments_checked(args) or _ensure_deliveries(args.deliveries) != 0:
         return 2
     try:
         every_batch = discover_batches(args.deliveries, args.batch_pattern)
@@ -127,6 +115,49 @@ def run(args: argparse.Namespace, settings: DbtSettings) -> int:
         return 2
     held = every_batch[len(every_batch) - args.hold_back :] if 0 < args.hold_back < len(every_batch) else []
     batches = every_batch[: len(every_batch) - len(held)]
+    if _a_link_is_given(args):
+        return 2
+    landing, warehouse = args.landing.resolve(), args.warehouse.resolve()
+    ours = _marker(warehouse).exists() or not _exists(warehouse)
+    if not args.keep and not _start_afresh(warehouse, landing, every_batch):
+        return 2
+    warehouse.parent.mkdir(parents=True, exist_ok=True)
+    target = args.target_path.resolve() if args.target_path else settings.project_dir / "target"
+    try:
+        failed, last_target = _build_batches(args, settings, batches, warehouse, landing, target)
+        _print_tables(warehouse, last_target, "after the last batch")
+        if not failed and _pipeline_figures(warehouse):
+            failed = not _retry_and_correct(args, settings, batches[0].key, warehouse, landing, target)
+            _print_tables(warehouse, last_target, "after the retry and the correction")
+    finally:
+        if ours and _exists(warehouse):
+            _write_marker(warehouse, landing)
+    print(f"\nwarehouse: {warehouse}\nlanding:   {landing}")
+    _print_next_steps(warehouse, landing, args.deliveries, held[0].key if held else None)
+    return 1 if failed else 0
+
+
+def _arguments_checked(args: argparse.Namespace) -> bool:
+    """Each path (flag, or Make variable) a printable non-empty path, set on `args` as a Path; the
+    days held back 0 or more. False after one line naming the bad value."""
+    for attribute, flag, make_name, default in (
+        ("deliveries", "--deliveries", "DELIVERIES", "data/deliveries"),
+        ("landing", "--landing", "LANDING", str(DEMO_LANDING)),
+        ("warehouse", "--warehouse", "WAREHOUSE", str(DEMO_WAREHOUSE)),
+    ):
+        value = resolve(getattr(args, attribute), flag, make_name, default)
+        if not value.text.strip() or any(not c.isprintable() for c in value.text):
+            print(f"demo: {value.name} {shown(value.text)}: a path without control characters", file=sys.stderr)
+            return False
+        setattr(args, attribute, Path(value.text))
+    if args.hold_back < 0:
+        print(f"demo: --hold-back {args.hold_back}: a whole number of days, 0 or more", file=sys.stderr, flush=True)
+        return False
+    return True
+
+
+def _a_link_is_given(args: argparse.Namespace) -> bool:
+    """Whether --landing or --warehouse is a symbolic link (never followed), after saying so."""
     for given, flag in ((args.landing, "--landing"), (args.warehouse, "--warehouse")):
         if given.is_symlink():
             print(
@@ -134,34 +165,48 @@ def run(args: argparse.Namespace, settings: DbtSettings) -> int:
                 file=sys.stderr,
                 flush=True,
             )
-            return 2
-    landing, warehouse = args.landing.resolve(), args.warehouse.resolve()
-    ours = _marker(warehouse).exists() or not _exists(warehouse)
-    if not args.keep:
-        deliveries = {path.name: path for batch in every_batch for path in batch.files}
-        refusal = _refusal(warehouse, landing, deliveries)
-        if refusal:
-            print(
-                f"demo: refusing to start afresh: {refusal}; nothing was deleted. Point --warehouse/--landing "
-                f"(make demo WAREHOUSE=... LANDING=...) elsewhere (the defaults, {DEMO_WAREHOUSE} and "
-                f"{DEMO_LANDING}, are the demo's own), or move the file away yourself.",
-                file=sys.stderr,
-                flush=True,
-            )
-            return 2
-        landed = sorted(path for path in landing.iterdir()) if landing.is_dir() else []
-        if landed or _exists(warehouse):
-            print(
-                f"demo: starting afresh: removing the previous demo's warehouse and its {len(landed)} landed "
-                "file(s), then building again",
-                flush=True,
-            )
-        for path in landed:
-            path.unlink()
-        for stale in (warehouse, warehouse.with_name(warehouse.name + ".wal"), _marker(warehouse)):
-            stale.unlink(missing_ok=True)
-    warehouse.parent.mkdir(parents=True, exist_ok=True)
-    target = args.target_path.resolve() if args.target_path else settings.project_dir / "target"
+            return True
+    return False
+
+
+def _start_afresh(warehouse: Path, landing: Path, every_batch: list[Batch]) -> bool:
+    """Remove the previous demo's warehouse and landed files, only when they are the demo's own;
+    False after one line saying why not (nothing deleted)."""
+    deliveries = {path.name: path for batch in every_batch for path in batch.files}
+    refusal = _refusal(warehouse, landing, deliveries)
+    if refusal:
+        print(
+            f"demo: refusing to start afresh: {refusal}; nothing was deleted. Point --warehouse/--landing "
+            f"(make demo WAREHOUSE=... LANDING=...) elsewhere (the defaults, {DEMO_WAREHOUSE} and "
+            f"{DEMO_LANDING}, are the demo's own), or move the file away yourself.",
+            file=sys.stderr,
+            flush=True,
+        )
+        return False
+    landed = sorted(path for path in landing.iterdir()) if landing.is_dir() else []
+    if landed or _exists(warehouse):
+        print(
+            f"demo: starting afresh: removing the previous demo's warehouse and its {len(landed)} landed "
+            "file(s), then building again",
+            flush=True,
+        )
+    for path in landed:
+        path.unlink()
+    for stale in (warehouse, warehouse.with_name(warehouse.name + ".wal"), _marker(warehouse)):
+        stale.unlink(missing_ok=True)
+    return True
+
+
+def _build_batches(
+    args: argparse.Namespace,
+    settings: DbtSettings,
+    batches: list[Batch],
+    warehouse: Path,
+    landing: Path,
+    target: Path,
+) -> tuple[bool, Path]:
+    """Land each batch and build; print the totals after each. Whether a build failed, and the
+    target folder of the last."""
     last_target = target
     failed = False
     previous: dict[str, object] = {}
@@ -169,58 +214,53 @@ def run(args: argparse.Namespace, settings: DbtSettings) -> int:
         "per batch: the warehouse's totals after the build (cumulative), and in brackets what this batch added",
         flush=True,
     )
-    try:
-        for number, batch in enumerate(batches, start=1):
-            land(batch.files, landing)
-            started = time.monotonic()
-            run_ = invoke(
-                settings,
-                "build",
-                warehouse=warehouse,
-                target_path=target,
-                landing=landing,
-                select=tuple(args.select),
-            )
-            verdict = "ok" if run_.ok else "FAILED: " + "; ".join(run_.problems)[:500]
+    for number, batch in enumerate(batches, start=1):
+        land(batch.files, landing)
+        started = time.monotonic()
+        run_ = invoke(
+            settings,
+            "build",
+            warehouse=warehouse,
+            target_path=target,
+            landing=landing,
+            select=tuple(args.select),
+        )
+        verdict = "ok" if run_.ok else "FAILED: " + "; ".join(run_.problems)[:500]
+        print(
+            f"batch {number}/{len(batches)} {batch.key}: landed {len(batch.files)} file(s), "
+            f"dbt build {verdict} ({time.monotonic() - started:.1f} s)",
+            flush=True,
+        )
+        failed = failed or not run_.ok
+        last_target = run_.target_path
+        figures = _pipeline_figures(warehouse)
+        if figures:
             print(
-                f"batch {number}/{len(batches)} {batch.key}: landed {len(batch.files)} file(s), "
-                f"dbt build {verdict} ({time.monotonic() - started:.1f} s)",
+                "    totals: "
+                + ", ".join(
+                    f"{FIGURE_NAMES[name]} {value} ({_delta(value, previous.get(name, 0))})"
+                    for name, value in figures.items()
+                ),
                 flush=True,
             )
-            failed = failed or not run_.ok
-            last_target = run_.target_path
-            figures = _pipeline_figures(warehouse)
-            if figures:
-                print(
-                    "    totals: "
-                    + ", ".join(
-                        f"{FIGURE_NAMES[name]} {value} ({_delta(value, previous.get(name, 0))})"
-                        for name, value in figures.items()
-                    ),
-                    flush=True,
-                )
-                previous = figures
-        _print_tables(warehouse, last_target, "after the last batch")
-        if not failed and _pipeline_figures(warehouse):
-            failed = not _retry_and_correct(args, settings, batches[0].key, warehouse, landing, target)
-            _print_tables(warehouse, last_target, "after the retry and the correction")
-    finally:
-        if ours and _exists(warehouse):
-            _marker(warehouse).write_text(
-                json.dumps(
-                    {
-                        "made_by": "python -m pipeline_demo demo",
-                        "landing": str(landing),
-                        "relations": _row_counts(warehouse),
-                    },
-                    indent=1,
-                    sort_keys=True,
-                )
-                + "\n"
-            )
-    print(f"\nwarehouse: {warehouse}\nlanding:   {landing}")
-    _print_next_steps(warehouse, landing, args.deliveries, held[0].key if held else None)
-    return 1 if failed else 0
+            previous = figures
+    return failed, last_target
+
+
+def _write_marker(warehouse: Path, landing: Path) -> None:
+    """The file that says the warehouse is the demo's own (what a later demo may start afresh over)."""
+    _marker(warehouse).write_text(
+        json.dumps(
+            {
+                "made_by": "python -m pipeline_demo demo",
+                "landing": str(landing),
+                "relations": _row_counts(warehouse),
+            },
+            indent=1,
+            sort_keys=True,
+        )
+        + "\n"
+    )
 
 
 FIGURE_NAMES = {
