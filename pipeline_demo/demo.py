@@ -297,12 +297,11 @@ def _row_counts(warehouse: Path) -> dict[str, int]:
         snapshot = take_snapshot(warehouse, Path(folder), "marker")
         con = duckdb.connect(str(snapshot.path), read_only=True)
         try:
-            return {
-                relation.display_name: int(
-                    con.execute(f"select count(*) from {quote(relation.schema)}.{quote(relation.name)}").fetchone()[0]
-                )  # type: ignore[index]
-                for relation in snapshot.relations
-            }
+            counts: dict[str, int] = {}
+            for relation in snapshot.relations:
+                row = con.execute(f"select count(*) from {quote(relation.schema)}.{quote(relation.name)}").fetchone()
+                counts[relation.display_name] = int(row[0]) if row else 0
+            return counts
         finally:
             con.close()
 

@@ -173,7 +173,7 @@ class GenerationSummary:
     pathologies: dict[str, int] = field(default_factory=dict)
     elapsed_s: float = 0.0
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, object]:
         return dataclasses.asdict(self)
 
 
@@ -443,7 +443,7 @@ def _empty_files_and_redeliveries(plan: _Plan) -> None:
     n_red = 0
     if cfg.redelivered_file_rate > 0 and data_files:
         n_red = max(1, round(cfg.redelivered_file_rate * len(data_files)))
-    srcs = rng.integers(0, len(data_files), n_red) if n_red else []
+    srcs: Column | list[int] = rng.integers(0, len(data_files), n_red) if n_red else []
     for i, s in enumerate(srcs):
         sf = data_files[int(s)]
         d = min(sf.day + int(rng.integers(0, 3)), plan.last)

@@ -25,18 +25,18 @@ Rows = dict[str, Column]
 COLS = ("ev", "etype", "company", "order", "line", "amount", "et", "ing", "et_f", "ing_f", "version", "bad", "var")
 
 
-def concat_rows(parts: list[dict]) -> dict:
-    parts = [p for p in parts if p is not None and len(p["ev"])]
-    if not parts:
+def concat_rows(parts: list[Rows]) -> Rows:
+    present = [p for p in parts if len(p["ev"])]
+    if not present:
         return {c: np.empty(0, dtype=np.int64) for c in COLS}
-    return {c: np.concatenate([p[c] for p in parts]) for c in COLS}
+    return {c: np.concatenate([p[c] for p in present]) for c in COLS}
 
 
-def take_rows(rows: dict, idx: np.ndarray) -> dict:
+def take_rows(rows: Rows, idx: Column) -> Rows:
     return {c: rows[c][idx] for c in COLS}
 
 
-def row_count(rows: dict) -> int:
+def row_count(rows: Rows) -> int:
     return len(rows["ev"])
 
 
@@ -101,9 +101,9 @@ class BaseEvents:
         self.company = order_company[self.order]
         self.n_refunds = len(refunds)
 
-    def rows(self, idx: np.ndarray, rng: np.random.Generator, **over) -> dict:
+    def rows(self, idx: Column, rng: np.random.Generator, **over: Column) -> Rows:
         n = len(idx)
-        r = {
+        r: Rows = {
             "ev": idx.astype(np.int64),
             "etype": self.etype[idx],
             "company": self.company[idx],
@@ -123,7 +123,7 @@ class BaseEvents:
         return r
 
 
-def split_by_day(idx: np.ndarray, day: np.ndarray, D: int) -> list[np.ndarray]:
+def split_by_day(idx: Column, day: Column, D: int) -> list[Column]:
     """Group idx by day (stable within a day): list of D index arrays."""
     order = np.argsort(day, kind="stable")
     idx, day = idx[order], day[order]
@@ -131,11 +131,11 @@ def split_by_day(idx: np.ndarray, day: np.ndarray, D: int) -> list[np.ndarray]:
     return [idx[bounds[d] : bounds[d + 1]] for d in range(D)]
 
 
-def sort_rows(rows: dict) -> dict:
+def sort_rows(rows: Rows) -> Rows:
     return take_rows(rows, np.argsort(rows["ing"], kind="stable"))
 
 
-def merge_sorted(a: dict, b: dict | None) -> dict:
+def merge_sorted(a: Rows, b: Rows | None) -> Rows:
     """Rows of a (sorted by ing) and b, by ing; same result as a stable sort of a + b."""
     if b is None or not row_count(b):
         return a

@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
-from pipeline_demo.generate_rows import COLS
+from pipeline_demo.generate_rows import COLS, Rows
 
 CURRENCIES = ("EUR", "USD", "GBP")
 
@@ -25,13 +25,13 @@ _BAD_TS = (
     "2026-11-01T25:61:00Z",
     "01.11.2026 10:15",
 )
-BAD_VALUES = {
+BAD_VALUES: dict[int, tuple[str, ...]] = {
     1: ("", "   "),
     2: ("", " "),
     3: ("", "  "),
     4: ("SALE", "purchase", "sale, refund", "Refund", "", "chargeback"),
     5: ("12.5", "abc", "", "1e3", "12,50", "0x1F"),
-    6: None,  # '-<amount>' or '-1', rendered in SQL
+    # 6: '-<amount>' or '-1', rendered in SQL
     7: ("usd", "EURO", "E1R", "US", "", "€"),
     8: _BAD_TS,
     9: _BAD_TS,
@@ -83,7 +83,7 @@ FROM (
 """
 
 
-def write_csv(con: duckdb.DuckDBPyConnection, rows: dict, path: Path, select_sql: str) -> None:
+def write_csv(con: duckdb.DuckDBPyConnection, rows: Rows, path: Path, select_sql: str) -> None:
     df = pd.DataFrame({c: rows[c] for c in COLS}, copy=False)
     con.register("rows_df", df)
     try:
