@@ -19,6 +19,7 @@ Environment:
 
 Usage: python -m tests.faults.child '<dbt argv as JSON>'; exit 0 when the build succeeded.
 """
+
 from __future__ import annotations
 
 import json
