@@ -46,6 +46,20 @@ def parse_ts(text: str | None) -> dt.datetime | None:
         return None
 
 
+def ts(text: str) -> dt.datetime:
+    """The time of a valid row's timestamp text (the test fails on any other)."""
+    parsed = parse_ts(text)
+    assert parsed is not None, text
+    return parsed
+
+
+def name_parts(name: str) -> re.Match[str]:
+    """A delivery name's day, rank and kind (the test fails on any other name)."""
+    found = NAME_RE.match(name)
+    assert found is not None, name
+    return found
+
+
 def reason(row: dict) -> str | None:
     """First failing check of docs/semantics.md (None: the row is valid)."""
     v = {k: (row[k] or "").strip() for k in HEADER}
@@ -85,7 +99,7 @@ def read_dir(path: Path) -> list[tuple[str, str, list[dict]]]:
                 assert len(rec) == 10, (p.name, rec)
                 d = dict(zip(HEADER, rec, strict=True))
                 d["_file"] = p.name
-                d["_kind"] = NAME_RE.match(p.name).group(3)
+                d["_kind"] = name_parts(p.name).group(3)
                 rows.append(d)
         out.append((p.name, raw, rows))
     return out
@@ -106,7 +120,7 @@ def payload(r: dict) -> tuple:
 
 
 def lateness_s(r: dict) -> float:
-    return (parse_ts(r["ingested_at"]) - parse_ts(r["event_time"])).total_seconds()
+    return (ts(r["ingested_at"]) - ts(r["event_time"])).total_seconds()
 
 
 # ----------------------------------------------------------------------------- format
@@ -199,7 +213,7 @@ def test_copies_of_an_event_version_keep_their_payload(landing):
     for r in valid:
         groups[(r["event_id"], r["version"])].add(payload(r))
     # re-sent rows: same payload as the original, a different (later) ingested_at
-    originals = {}
+    originals: dict[str, dict] = {}
     for r in valid:
         if r["_kind"] in ("main", "overlap", "outoforder") and r["version"] == "1":
             originals.setdefault(r["event_id"], r)
@@ -208,7 +222,7 @@ def test_copies_of_an_event_version_keep_their_payload(landing):
     for r in resent:
         o = originals[r["event_id"]]
         assert payload(o) == payload(r)
-        assert parse_ts(r["ingested_at"]) > parse_ts(o["ingested_at"])
+        assert ts(r["ingested_at"]) > ts(o["ingested_at"])
     # overlapping files share rows
     by_file = defaultdict(set)
     for r in valid:
@@ -239,21 +253,19 @@ def test_conflicting_copies_exist(landing):
 
 def test_new_versions_change_amount_and_some_move(landing):
     _, _, _, _, valid = landing
-    by_ver = defaultdict(dict)
+    by_ver: defaultdict[str, dict] = defaultdict(dict)
     for r in valid:
         if r["_kind"] != "conflict":  # keep the earliest copy of each version
             cur = by_ver[r["event_id"]].get(int(r["version"]))
-            if cur is None or parse_ts(r["ingested_at"]) < parse_ts(cur["ingested_at"]):
+            if cur is None or ts(r["ingested_at"]) < ts(cur["ingested_at"]):
                 by_ver[r["event_id"]][int(r["version"])] = r
     pairs = [(v[1], v[2]) for v in by_ver.values() if 1 in v and 2 in v]
     assert len(pairs) >= 0.03 * CFG.days * CFG.events_per_day
     assert any(3 in v for v in by_ver.values())
     assert all(a["amount_cents"] != b["amount_cents"] for a, b in pairs)
     for a, b in pairs:  # a new version lands after the one it corrects
-        assert parse_ts(b["ingested_at"]) > parse_ts(a["ingested_at"])
-    day_moves = [
-        p for p in pairs if abs((parse_ts(p[1]["event_time"]) - parse_ts(p[0]["event_time"])).total_seconds()) >= 86400
-    ]
+        assert ts(b["ingested_at"]) > ts(a["ingested_at"])
+    day_moves = [p for p in pairs if abs((ts(p[1]["event_time"]) - ts(p[0]["event_time"])).total_seconds()) >= 86400]
     item_moves = [
         p for p in pairs if p[0]["order_item_id"] != p[1]["order_item_id"] and p[0]["company_id"] == p[1]["company_id"]
     ]
@@ -296,7 +308,7 @@ def test_refunds_follow_a_sale_of_the_same_item(landing):
             s
             for s in sales[(r["company_id"], r["order_item_id"])]
             if int(s["amount_cents"]) >= int(r["amount_cents"])
-            and parse_ts(s["event_time"]) < parse_ts(r["event_time"])
+            and ts(s["event_time"]) < ts(r["event_time"])
             and s["event_id"] < r["event_id"]
         ]
         assert ok, r
@@ -318,12 +330,12 @@ def test_names_sort_in_delivery_order(landing):
     assert mtimes == sorted(mtimes) and len(set(mtimes)) == len(mtimes)
     per_day = defaultdict(list)
     for n, m in zip(names, mtimes, strict=True):
-        date, nnn, _ = NAME_RE.match(n).groups()
+        date, nnn, _ = name_parts(n).groups()
         stamp = dt.datetime.fromtimestamp(m, dt.UTC)
         assert stamp.date().isoformat() == date
         per_day[date].append(int(nnn))
     assert all(v == list(range(len(v))) for v in per_day.values())
-    kinds = {NAME_RE.match(n).group(3) for n in names}
+    kinds = {name_parts(n).group(3) for n in names}
     assert {
         "main",
         "overlap",
@@ -337,7 +349,7 @@ def test_names_sort_in_delivery_order(landing):
     } <= kinds
     mtime_of = dict(zip(names, mtimes, strict=True))
     for r in valid:
-        ing = parse_ts(r["ingested_at"]).replace(tzinfo=dt.UTC)
+        ing = ts(r["ingested_at"]).replace(tzinfo=dt.UTC)
         delivered = dt.datetime.fromtimestamp(mtime_of[r["_file"]], dt.UTC)
         assert ing <= delivered, r
         lag = (delivered.date() - ing.date()).days

@@ -89,7 +89,8 @@ class Figures(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         attributes = dict(attrs)
         if tag == "tr":
-            self._run = int(attributes["data-run"]) if attributes.get("data-run") else None
+            run = attributes.get("data-run")
+            self._run = int(run) if run else None
         if tag == "img":
             self.images.append(attributes.get("src") or "")
         if tag == "script":

@@ -516,7 +516,7 @@ def test_memory_limit_minus_one_means_no_limit_and_is_accepted(limit: str) -> No
     connection = duckdb.connect()
     try:  # dbt-duckdb sets it so on every cursor: DuckDB reads -1 as no limit
         connection.execute(f"set memory_limit = '{limit}'")
-        assert "PiB" in connection.execute("select current_setting('memory_limit')").fetchone()[0]
+        assert "PiB" in connection.execute("select current_setting('memory_limit')").fetchall()[0][0]
     finally:
         connection.close()
     with pytest.raises(profile_check.ProfileError):
@@ -540,9 +540,9 @@ def _overflow_last_warehouse(path: Path) -> tuple[int, int]:
         segments, overflow = connection.execute(
             "select max(block_id), max(list_max(additional_block_ids)) from pragma_storage_info('notes')"
             " where persistent"
-        ).fetchone()
-        metadata = connection.execute("select max(block_id) from pragma_metadata_info()").fetchone()[0]
-        block_size = connection.execute("select block_size from pragma_database_size()").fetchone()[0]
+        ).fetchall()[0]
+        metadata = connection.execute("select max(block_id) from pragma_metadata_info()").fetchall()[0][0]
+        block_size = connection.execute("select block_size from pragma_database_size()").fetchall()[0][0]
     finally:
         connection.close()
     assert overflow is not None and overflow > max(segments, metadata), (

@@ -186,7 +186,9 @@ def test_ingested_in_future_is_judged_by_the_clock_of_the_deliverys_first_run(en
             assert (q_file, q_line, day) == (case.name, 2, None), (case.id, first[event_id])
     first_clocks = {case.name: parse_timestamp(case.now) for case in CLOCK_CASES}
     expected = run_oracle(read_landing(pipeline.landing), now=first_clocks)
-    oracle_rows = [(q.source_file, int(q.source_line), q.reason) for q in expected.quarantined_events.itertuples()]
+    oracle_rows = [
+        (q["source_file"], int(q["source_line"]), q["reason"]) for q in expected.quarantined_events.to_dict("records")
+    ]
     assert sorted(oracle_rows) == sorted((v[4], v[5], v[0]) for v in first.values() if v[0] is not None)
     pipeline.build()
     assert _clock_verdicts(pipeline) == first

@@ -69,7 +69,7 @@ def install() -> None:
             os.kill(os.getpid(), signal.SIGKILL)
         return result
 
-    SQLConnectionManager.add_query = add_query
+    SQLConnectionManager.add_query = add_query  # type: ignore[method-assign]  # the fault: every query counted
 
 
 def main() -> int:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.postgres.conftest import SERVER_USER, PostgresServer, _as_server_user, _find_bin_dir, _free_port
+from tests.postgres.server import SERVER_USER, PostgresServer, _as_server_user, _find_bin_dir, _free_port
 
 WORK_DB = "fault_work"
 CHECKPOINT_DB = "fault_checkpoint"

@@ -119,7 +119,7 @@ class Consumer:
                 connection.close()
         import psycopg2  # comes with dbt-postgres
 
-        connection = psycopg2.connect(
+        server = psycopg2.connect(
             host=self.env["RERUN_SAFE_PG_HOST"],
             port=int(self.env["RERUN_SAFE_PG_PORT"]),
             user=self.env["RERUN_SAFE_PG_USER"],
@@ -127,11 +127,11 @@ class Consumer:
             options=f"-c search_path={self.env['RERUN_SAFE_PG_SCHEMA']}",
         )
         try:
-            with connection.cursor() as cursor:
+            with server.cursor() as cursor:
                 cursor.execute(sql)
                 return cursor.fetchall()
         finally:
-            connection.close()
+            server.close()
 
     def table(self, name: str, order_by: str) -> list[tuple]:
         return [tuple(str(v) for v in row) for row in self.query(f"select * from {name} order by {order_by}")]

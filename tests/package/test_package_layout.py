@@ -103,7 +103,7 @@ def _signature(text: str, start: int) -> list[str]:
 def _definitions(path: Path) -> list[tuple[str, str, list[str]]]:
     """(kind, name, argument names) of each definition in a macro file, comments left out."""
     text = COMMENT.sub(lambda m: " " * len(m.group(0)), path.read_text())
-    found = []
+    found: list[tuple[str, str, list[str]]] = []
     for match in BLOCK.finditer(text):
         kind, name = match.group(1), match.group(2)
         if kind == "materialization":

@@ -96,7 +96,7 @@ def test_a_run_that_lost_its_lease_does_not_release_it(pipeline: Pipeline, monke
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100)])
     pipeline.build()
     original = SQLConnectionManager.add_query
-    taken = []
+    taken: list[str] = []
 
     def add_query(self, sql, *args, **kwargs):
         if not taken and "rerun_safe_lease" in sql and "set holder_invocation_id = cast(null" in sql:
@@ -152,7 +152,7 @@ def test_a_delivery_staged_by_another_run_meanwhile_is_refused_before_commit(
     pipeline.land("2026-11-02_001_main.csv", [event("B", 50, order_item_id="i2", ingested_at="2026-11-02T11:00:00Z")])
     staged_before = pipeline.scalar("select count(*) from stg_landing__events")
     original = SQLConnectionManager.add_query
-    raced = []
+    raced: list[str] = []
 
     def add_query(self, sql, *args, **kwargs):
         if "would be staged twice" in sql and not raced:

@@ -101,7 +101,9 @@ def _staged_rows(pipeline: Pipeline) -> dict[int, tuple]:
             "raw_version",
         ]
     )
-    return {line: rest for line, *rest in pipeline.query(f"select source_line, {columns} from stg_landing__events")}
+    return {
+        line: tuple(rest) for line, *rest in pipeline.query(f"select source_line, {columns} from stg_landing__events")
+    }
 
 
 def test_every_row_gets_the_reason_of_its_rule(staged: tuple[Pipeline, list]) -> None:

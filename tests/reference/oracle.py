@@ -22,6 +22,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pandas as pd
+from pandas._libs.tslibs.nattype import NaTType
 
 CONTRACT_COLUMNS = [
     "event_id",
@@ -82,7 +83,7 @@ _TS_SPACE_RE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2}) ([0-9]{2}):([0-9]{2
 class Correction:
     correct_from: date
     correct_to: date
-    mark: pd.Timestamp  # greatest valid ingested_at landed when the correction was recorded
+    mark: pd.Timestamp | NaTType  # greatest valid ingested_at landed when the correction was recorded
 
 
 @dataclass
@@ -129,7 +130,7 @@ def read_landing(landing: Path) -> pd.DataFrame:
             continue  # 0-byte file
         header = [h.strip() for h in records[0]]
         for ordinal, fields in enumerate(records[1:], start=1):
-            row = {}
+            row: dict[str, object] = {}
             for col in CONTRACT_COLUMNS:
                 if col in header and header.index(col) < len(fields):
                     row[col] = fields[header.index(col)]
@@ -179,7 +180,8 @@ def parse_timestamp(value: str | None) -> datetime | None:
     if not m:
         return None
     try:
-        return datetime(*(int(g) for g in m.groups()))  # rejects month 13, Feb 30, hour 24, ...
+        year, month, day, hour, minute, second = (int(g) for g in m.groups())
+        return datetime(year, month, day, hour, minute, second)  # rejects month 13, Feb 30, hour 24, ...
     except ValueError:
         return None
 
@@ -208,7 +210,7 @@ def validate(raw: dict, now=None):
     if _is_blank(v["order_item_id"]):
         return "missing_order_item_id", None
     if any(
-        v[k] is not None and _UNSAFE_KEY_RE.search(v[k])
+        (value := v[k]) is not None and _UNSAFE_KEY_RE.search(value)
         for k in ("event_id", "company_id", "order_id", "order_item_id")
     ):
         return "invalid_key", None
@@ -277,7 +279,7 @@ def _records(rows: pd.DataFrame) -> list:
     return recs
 
 
-def mark_now(rows: pd.DataFrame, now=None) -> pd.Timestamp:
+def mark_now(rows: pd.DataFrame, now=None) -> pd.Timestamp | NaTType:
     """Greatest ingested_at among valid rows (what the pipeline records as a correction mark)."""
     marks = []
     for raw in _records(rows):
@@ -326,7 +328,7 @@ def run_oracle(
     """``now``: the clock each delivery's first run had (see clock_for). ``run_of_file``: the run
     that first saw each delivery (source_file -> run number); a copy's ``first_seen_run`` is the
     first run that saw any of its rows (None without the mapping)."""
-    corrections = [
+    ranges = [
         (_to_date(c.correct_from), _to_date(c.correct_to), _to_naive_utc(c.mark))
         for c in corrections
         if c.mark is not None and not pd.isna(c.mark)
@@ -371,7 +373,7 @@ def run_oracle(
         first["lateness"] = first["ingested_at"] - first["event_time"]
         first["late"] = first["lateness"] > allowed  # strictly greater
         first["covered"] = any(
-            f <= first["revenue_date"] <= t and first["ingested_at"] <= mark for f, t, mark in corrections
+            f <= first["revenue_date"] <= t and first["ingested_at"] <= mark for f, t, mark in ranges
         )
         first["applicable"] = (not first["late"]) or first["covered"]
         copy_list.append(first)
@@ -388,7 +390,7 @@ def run_oracle(
         if c["applicable"]:
             by_version[(c["event_id"], c["version"])].append(c)
     conflicting_versions = {k for k, cs in by_version.items() if len(cs) > 1}
-    current_version = {}
+    current_version: dict[str, object] = {}
     for event_id, version in by_version:
         current_version[event_id] = max(version, current_version.get(event_id, version))
 
@@ -428,7 +430,7 @@ def run_oracle(
         "current": len(contributing),
     }
 
-    quarantine_counts = defaultdict(int)
+    quarantine_counts: defaultdict[str, int] = defaultdict(int)
     for q in quarantined:
         quarantine_counts[q["reason"]] += 1
 

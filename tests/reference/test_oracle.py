@@ -221,7 +221,7 @@ def test_every_reason_code_and_first_reason_wins(tmp_path):
     assert q[2] == "malformed_row" and q[19] == "missing_event_id" and q[20] == "unknown_event_type"
     assert q[21] == "missing_order_item_id" and 22 not in q.index
     assert items(res) == {("c1", "i1"): 10000}
-    assert pd.isna(res.fct_order_items.loc[0, "order_id"])
+    assert res.fct_order_items["order_id"].isna()[0]
     assert res.balance["invalid"] == 20 and res.balance["current"] == 1 and res.balance["landed"] == 21
     assert balance_ok(res)
 
@@ -399,7 +399,7 @@ def test_balance_identity_on_mixed_random_rows(tmp_path, seed):
         )
     write(tmp_path, "mix.csv", *lines)
     rows = read_landing(tmp_path)
-    arrivals = {}
+    arrivals: dict[tuple[str, ...], set[str]] = {}
     for line in lines:
         eid, kind, _, _, item, amount, _, _, ingested, version = line.split(",")
         if kind in ("sale", "refund") and amount in ("100", "200", "300"):
