@@ -17,9 +17,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="<command>")
     generate.add_arguments(commands.add_parser("generate", help=generate.HELP, description=generate.HELP))
-    demo.add_arguments(
-        commands.add_parser("demo", help=demo.HELP, description=demo.HELP, parents=[dbt_arguments()])
-    )
+    demo.add_arguments(commands.add_parser("demo", help=demo.HELP, description=demo.HELP, parents=[dbt_arguments()]))
     report.add_arguments(commands.add_parser("report", help=report.HELP, description=report.HELP))
     show.add_arguments(commands.add_parser("show", help=show.HELP, description=show.HELP))
     land.add_arguments(commands.add_parser("land", help=land.HELP, description=land.HELP))

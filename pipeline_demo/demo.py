@@ -34,6 +34,7 @@ import duckdb
 
 from harness._plumbing import (
     DEFAULT_BATCH_PATTERN,
+    Batch,
     DbtSettings,
     discover_batches,
     invoke,
@@ -52,28 +53,48 @@ DEMO_LANDING = Path("target/demo/landing")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--deliveries", type=Path, default=None, metavar="DIR",
+        "--deliveries",
+        type=Path,
+        default=None,
+        metavar="DIR",
         help="CSV deliveries (default data/deliveries; make: DELIVERIES=); generated "
-             "(python -m pipeline_demo generate) when the folder has none",
+        "(python -m pipeline_demo generate) when the folder has none",
     )
-    parser.add_argument("--landing", type=Path, default=None, metavar="DIR",
-                        help=f"the demo's landing folder (default {DEMO_LANDING}; make: LANDING=)")
-    parser.add_argument("--warehouse", type=Path, default=None, metavar="PATH",
-                        help=f"the demo's DuckDB file (default {DEMO_WAREHOUSE}; make: WAREHOUSE=); one the demo "
-                             "did not make, or holding a relation it did not make, is never overwritten")
+    parser.add_argument(
+        "--landing",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help=f"the demo's landing folder (default {DEMO_LANDING}; make: LANDING=)",
+    )
+    parser.add_argument(
+        "--warehouse",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help=f"the demo's DuckDB file (default {DEMO_WAREHOUSE}; make: WAREHOUSE=); one the demo "
+        "did not make, or holding a relation it did not make, is never overwritten",
+    )
     parser.add_argument("--batch-pattern", default=DEFAULT_BATCH_PATTERN, metavar="REGEX")
     parser.add_argument(
-        "--target-path", type=Path, default=None, metavar="DIR",
+        "--target-path",
+        type=Path,
+        default=None,
+        metavar="DIR",
         help="dbt target path (default: the project's target/)",
     )
     parser.add_argument(
-        "--hold-back", type=int, default=0, metavar="N",
+        "--hold-back",
+        type=int,
+        default=0,
+        metavar="N",
         help="land every day but the last N (default 0), left for make land DAY=...",
     )
     parser.add_argument(
-        "--keep", action="store_true",
+        "--keep",
+        action="store_true",
         help="keep the landing folder and warehouse and build on them (default: start afresh, "
-             "over a warehouse and landing folder of a previous demo only)",
+        "over a warehouse and landing folder of a previous demo only)",
     )
 
 
@@ -85,6 +106,40 @@ def _ensure_deliveries(deliveries: Path) -> int:
 
 
 def run(args: argparse.Namespace, settings: DbtSettings) -> int:
+    if not _arguments_checked(args) or _ensure_deliveries(args.deliveries) != 0:
+        return 2
+    try:
+        every_batch = discover_batches(args.deliveries, args.batch_pattern)
+    except (OSError, ValueError) as exc:
+        print(f"demo: {exc}", file=sys.stderr, flush=True)
+        return 2
+    held = every_batch[len(every_batch) - args.hold_back :] if 0 < args.hold_back < len(every_batch) else []
+    batches = every_batch[: len(every_batch) - len(held)]
+    if _a_link_is_given(args):
+        return 2
+    landing, warehouse = args.landing.resolve(), args.warehouse.resolve()
+    ours = _marker(warehouse).exists() or not _exists(warehouse)
+    if not args.keep and not _start_afresh(warehouse, landing, every_batch):
+        return 2
+    warehouse.parent.mkdir(parents=True, exist_ok=True)
+    target = args.target_path.resolve() if args.target_path else settings.project_dir / "target"
+    try:
+        failed, last_target = _build_batches(args, settings, batches, warehouse, landing, target)
+        _print_tables(warehouse, last_target, "after the last batch")
+        if not failed and _pipeline_figures(warehouse):
+            failed = not _retry_and_correct(args, settings, batches[0].key, warehouse, landing, target)
+            _print_tables(warehouse, last_target, "after the retry and the correction")
+    finally:
+        if ours and _exists(warehouse):
+            _write_marker(warehouse, landing)
+    print(f"\nwarehouse: {warehouse}\nlanding:   {landing}")
+    _print_next_steps(warehouse, landing, args.deliveries, held[0].key if held else None)
+    return 1 if failed else 0
+
+
+def _arguments_checked(args: argparse.Namespace) -> bool:
+    """Each path (flag, or Make variable) a printable non-empty path, set on `args` as a Path; the
+    days held back 0 or more. False after one line naming the bad value."""
     for attribute, flag, make_name, default in (
         ("deliveries", "--deliveries", "DELIVERIES", "data/deliveries"),
         ("landing", "--landing", "LANDING", str(DEMO_LANDING)),
@@ -93,92 +148,129 @@ def run(args: argparse.Namespace, settings: DbtSettings) -> int:
         value = resolve(getattr(args, attribute), flag, make_name, default)
         if not value.text.strip() or any(not c.isprintable() for c in value.text):
             print(f"demo: {value.name} {shown(value.text)}: a path without control characters", file=sys.stderr)
-            return 2
+            return False
         setattr(args, attribute, Path(value.text))
     if args.hold_back < 0:
         print(f"demo: --hold-back {args.hold_back}: a whole number of days, 0 or more", file=sys.stderr, flush=True)
-        return 2
-    if _ensure_deliveries(args.deliveries) != 0:
-        return 2
-    try:
-        every_batch = discover_batches(args.deliveries, args.batch_pattern)
-    except (OSError, ValueError) as exc:
-        print(f"demo: {exc}", file=sys.stderr, flush=True)
-        return 2
-    held = every_batch[len(every_batch) - args.hold_back:] if 0 < args.hold_back < len(every_batch) else []
-    batches = every_batch[: len(every_batch) - len(held)]
+        return False
+    return True
+
+
+def _a_link_is_given(args: argparse.Namespace) -> bool:
+    """Whether --landing or --warehouse is a symbolic link (never followed), after saying so."""
     for given, flag in ((args.landing, "--landing"), (args.warehouse, "--warehouse")):
         if given.is_symlink():
-            print(f"demo: {flag} {given}: a symbolic link, never followed; give the folder or file itself",
-                  file=sys.stderr, flush=True)
-            return 2
-    landing, warehouse = args.landing.resolve(), args.warehouse.resolve()
-    ours = _marker(warehouse).exists() or not _exists(warehouse)
-    if not args.keep:
-        deliveries = {path.name: path for batch in every_batch for path in batch.files}
-        refusal = _refusal(warehouse, landing, deliveries)
-        if refusal:
-            print(f"demo: refusing to start afresh: {refusal}; nothing was deleted. Point --warehouse/--landing "
-                  f"(make demo WAREHOUSE=... LANDING=...) elsewhere (the defaults, {DEMO_WAREHOUSE} and "
-                  f"{DEMO_LANDING}, are the demo's own), or move the file away yourself.",
-                  file=sys.stderr, flush=True)
-            return 2
-        landed = sorted(path for path in landing.iterdir()) if landing.is_dir() else []
-        if landed or _exists(warehouse):
-            print(f"demo: starting afresh: removing the previous demo's warehouse and its {len(landed)} landed "
-                  "file(s), then building again", flush=True)
-        for path in landed:
-            path.unlink()
-        for stale in (warehouse, warehouse.with_name(warehouse.name + ".wal"), _marker(warehouse)):
-            stale.unlink(missing_ok=True)
-    warehouse.parent.mkdir(parents=True, exist_ok=True)
-    target = args.target_path.resolve() if args.target_path else settings.project_dir / "target"
+            print(
+                f"demo: {flag} {given}: a symbolic link, never followed; give the folder or file itself",
+                file=sys.stderr,
+                flush=True,
+            )
+            return True
+    return False
+
+
+def _start_afresh(warehouse: Path, landing: Path, every_batch: list[Batch]) -> bool:
+    """Remove the previous demo's warehouse and landed files, only when they are the demo's own;
+    False after one line saying why not (nothing deleted)."""
+    deliveries = {path.name: path for batch in every_batch for path in batch.files}
+    refusal = _refusal(warehouse, landing, deliveries)
+    if refusal:
+        print(
+            f"demo: refusing to start afresh: {refusal}; nothing was deleted. Point --warehouse/--landing "
+            f"(make demo WAREHOUSE=... LANDING=...) elsewhere (the defaults, {DEMO_WAREHOUSE} and "
+            f"{DEMO_LANDING}, are the demo's own), or move the file away yourself.",
+            file=sys.stderr,
+            flush=True,
+        )
+        return False
+    landed = sorted(path for path in landing.iterdir()) if landing.is_dir() else []
+    if landed or _exists(warehouse):
+        print(
+            f"demo: starting afresh: removing the previous demo's warehouse and its {len(landed)} landed "
+            "file(s), then building again",
+            flush=True,
+        )
+    for path in landed:
+        path.unlink()
+    for stale in (warehouse, warehouse.with_name(warehouse.name + ".wal"), _marker(warehouse)):
+        stale.unlink(missing_ok=True)
+    return True
+
+
+def _build_batches(
+    args: argparse.Namespace,
+    settings: DbtSettings,
+    batches: list[Batch],
+    warehouse: Path,
+    landing: Path,
+    target: Path,
+) -> tuple[bool, Path]:
+    """Land each batch and build; print the totals after each. Whether a build failed, and the
+    target folder of the last."""
     last_target = target
     failed = False
     previous: dict[str, object] = {}
-    print("per batch: the warehouse's totals after the build (cumulative), and in brackets what this "
-          "batch added", flush=True)
-    try:
-        for number, batch in enumerate(batches, start=1):
-            land(batch.files, landing)
-            started = time.monotonic()
-            run_ = invoke(
-                settings, "build", warehouse=warehouse, target_path=target, landing=landing,
-                select=tuple(args.select),
-            )
-            verdict = "ok" if run_.ok else "FAILED: " + "; ".join(run_.problems)[:500]
+    print(
+        "per batch: the warehouse's totals after the build (cumulative), and in brackets what this batch added",
+        flush=True,
+    )
+    for number, batch in enumerate(batches, start=1):
+        land(batch.files, landing)
+        started = time.monotonic()
+        run_ = invoke(
+            settings,
+            "build",
+            warehouse=warehouse,
+            target_path=target,
+            landing=landing,
+            select=tuple(args.select),
+        )
+        verdict = "ok" if run_.ok else "FAILED: " + "; ".join(run_.problems)[:500]
+        print(
+            f"batch {number}/{len(batches)} {batch.key}: landed {len(batch.files)} file(s), "
+            f"dbt build {verdict} ({time.monotonic() - started:.1f} s)",
+            flush=True,
+        )
+        failed = failed or not run_.ok
+        last_target = run_.target_path
+        figures = _pipeline_figures(warehouse)
+        if figures:
             print(
-                f"batch {number}/{len(batches)} {batch.key}: landed {len(batch.files)} file(s), "
-                f"dbt build {verdict} ({time.monotonic() - started:.1f} s)",
-                flush=True,
-            )
-            failed = failed or not run_.ok
-            last_target = run_.target_path
-            figures = _pipeline_figures(warehouse)
-            if figures:
-                print("    totals: " + ", ".join(
+                "    totals: "
+                + ", ".join(
                     f"{FIGURE_NAMES[name]} {value} ({_delta(value, previous.get(name, 0))})"
                     for name, value in figures.items()
-                ), flush=True)
-                previous = figures
-        _print_tables(warehouse, last_target, "after the last batch")
-        if not failed and _pipeline_figures(warehouse):
-            failed = not _retry_and_correct(args, settings, batches[0].key, warehouse, landing, target)
-            _print_tables(warehouse, last_target, "after the retry and the correction")
-    finally:
-        if ours and _exists(warehouse):
-            _marker(warehouse).write_text(json.dumps(
-                {"made_by": "python -m pipeline_demo demo", "landing": str(landing),
-                 "relations": _row_counts(warehouse)}, indent=1, sort_keys=True) + "\n")
-    print(f"\nwarehouse: {warehouse}\nlanding:   {landing}")
-    _print_next_steps(warehouse, landing, args.deliveries, held[0].key if held else None)
-    return 1 if failed else 0
+                ),
+                flush=True,
+            )
+            previous = figures
+    return failed, last_target
+
+
+def _write_marker(warehouse: Path, landing: Path) -> None:
+    """The file that says the warehouse is the demo's own (what a later demo may start afresh over)."""
+    _marker(warehouse).write_text(
+        json.dumps(
+            {
+                "made_by": "python -m pipeline_demo demo",
+                "landing": str(landing),
+                "relations": _row_counts(warehouse),
+            },
+            indent=1,
+            sort_keys=True,
+        )
+        + "\n"
+    )
 
 
 FIGURE_NAMES = {
-    "landed": "staged rows", "quarantined": "quarantined rows", "duplicates": "duplicate copies",
-    "late_waiting": "late rows waiting", "late_applied": "late rows applied",
-    "net_cents": "daily revenue net cents", "ledger_cents": "ledger cents",
+    "landed": "staged rows",
+    "quarantined": "quarantined rows",
+    "duplicates": "duplicate copies",
+    "late_waiting": "late rows waiting",
+    "late_applied": "late rows applied",
+    "net_cents": "daily revenue net cents",
+    "ledger_cents": "ledger cents",
 }
 
 
@@ -205,12 +297,11 @@ def _row_counts(warehouse: Path) -> dict[str, int]:
         snapshot = take_snapshot(warehouse, Path(folder), "marker")
         con = duckdb.connect(str(snapshot.path), read_only=True)
         try:
-            return {
-                relation.display_name: int(con.execute(
-                    f"select count(*) from {quote(relation.schema)}.{quote(relation.name)}"
-                ).fetchone()[0])  # type: ignore[index]
-                for relation in snapshot.relations
-            }
+            counts: dict[str, int] = {}
+            for relation in snapshot.relations:
+                row = con.execute(f"select count(*) from {quote(relation.schema)}.{quote(relation.name)}").fetchone()
+                counts[relation.display_name] = int(row[0]) if row else 0
+            return counts
         finally:
             con.close()
 
@@ -220,8 +311,10 @@ def _refusal(warehouse: Path, landing: Path, deliveries: dict[str, Path]) -> str
     if _exists(warehouse):
         marker = _marker(warehouse)
         if not marker.exists():
-            return (f"{warehouse} exists and the demo did not make it (no {marker.name} beside it): "
-                    "it may be your warehouse")
+            return (
+                f"{warehouse} exists and the demo did not make it (no {marker.name} beside it): "
+                "it may be your warehouse"
+            )
         try:
             recorded = json.loads(marker.read_text())["relations"]
             now = _row_counts(warehouse)
@@ -229,16 +322,21 @@ def _refusal(warehouse: Path, landing: Path, deliveries: dict[str, Path]) -> str
             return f"{warehouse}: cannot tell whether it changed since the demo made it ({exc})"
         added = sorted(set(now) - set(recorded))
         if added:
-            return (f"{warehouse} changed since the demo made it ({', '.join(added[:5])}"
-                    f"{' ...' if len(added) > 5 else ''}): someone made a relation in it")
+            return (
+                f"{warehouse} changed since the demo made it ({', '.join(added[:5])}"
+                f"{' ...' if len(added) > 5 else ''}): someone made a relation in it"
+            )
     if landing.is_dir():
         foreign = sorted(
-            path.name for path in landing.iterdir()
+            path.name
+            for path in landing.iterdir()
             if path.name not in deliveries or not same_content(path, deliveries[path.name])
         )
         if foreign:
-            return (f"{landing} holds files that are not copies of the deliveries (another name or other "
-                    f"content: {', '.join(foreign[:5])}{' ...' if len(foreign) > 5 else ''})")
+            return (
+                f"{landing} holds files that are not copies of the deliveries (another name or other "
+                f"content: {', '.join(foreign[:5])}{' ...' if len(foreign) > 5 else ''})"
+            )
     elif landing.exists():
         return f"{landing} is not a folder"
     return None
@@ -278,9 +376,7 @@ def _print_next_steps(warehouse: Path, landing: Path, deliveries: Path, held_day
         "  1. a table's first 20 rows, read-only (LIMIT=all for every row):\n"
         f"       make show{warehouse_var} TABLE=fct_daily_revenue\n"
         "  2. every run, the late queue, the corrections and the marts on one HTML page:\n"
-        f"       make report{warehouse_var}\n"
-        + land_step
-        + "  4. browse the models, their columns and lineage:\n"
+        f"       make report{warehouse_var}\n" + land_step + "  4. browse the models, their columns and lineage:\n"
         f"       {env} .venv/bin/dbt docs generate && .venv/bin/dbt docs serve\n"
         "  5. prove the pipeline is safe to re-run (retries, replays, crashes, backfills):\n"
         f"       make harness    ({HARNESS_TIME})",
@@ -297,9 +393,7 @@ def _print_tables(warehouse: Path, target: Path, when: str) -> None:
         try:
             print(f"\nrows per relation {when}:")
             for relation in snapshot.relations:
-                count = con.execute(
-                    f"select count(*) from {quote(relation.schema)}.{quote(relation.name)}"
-                ).fetchone()
+                count = con.execute(f"select count(*) from {quote(relation.schema)}.{quote(relation.name)}").fetchone()
                 kind = "model" if relation.key in models else "other"
                 print(f"  {relation.display_name:<45} {kind:<6} {count[0] if count else 0:>10}")
         finally:
@@ -346,24 +440,36 @@ def _business_digest(warehouse: Path) -> dict[str, object] | None:
 
 
 def _retry_and_correct(
-    args: argparse.Namespace, settings: DbtSettings, first_key: str,
-    warehouse: Path, landing: Path, target: Path,
+    args: argparse.Namespace,
+    settings: DbtSettings,
+    first_key: str,
+    warehouse: Path,
+    landing: Path,
+    target: Path,
 ) -> bool:
     before = _business_digest(warehouse)
     retry = invoke(settings, "build", warehouse=warehouse, target_path=target, landing=landing)
     after = _business_digest(warehouse)
     unchanged = retry.ok and before == after
-    print(f"\nretry of the last build, nothing new landed: business tables "
-          f"{'unchanged' if unchanged else 'CHANGED (a re-run must be a no-op)'}", flush=True)
+    print(
+        f"\nretry of the last build, nothing new landed: business tables "
+        f"{'unchanged' if unchanged else 'CHANGED (a re-run must be a no-op)'}",
+        flush=True,
+    )
     waiting = (_pipeline_figures(warehouse) or {}).get("late_waiting")
     correction = {"correct_from": "2000-01-01", "correct_to": first_key}
     corrected_settings = dataclasses.replace(settings, vars={**settings.vars, **correction})
     corrected = invoke(corrected_settings, "build", warehouse=warehouse, target_path=target, landing=landing)
     figures = _pipeline_figures(warehouse) or {}
     balanced = figures.get("ledger_cents") == figures.get("net_cents")
-    print(f"correction --vars '{json.dumps(correction)}': applied {figures.get('late_applied')} of {waiting} "
-          f"late rows waiting ({figures.get('late_waiting')} late rows still wait, they belong to later days)",
-          flush=True)
-    print(f"ledger balance {figures.get('ledger_cents')} cents = daily revenue {figures.get('net_cents')} cents: "
-          f"{'yes' if balanced else 'NO'}", flush=True)
+    print(
+        f"correction --vars '{json.dumps(correction)}': applied {figures.get('late_applied')} of {waiting} "
+        f"late rows waiting ({figures.get('late_waiting')} late rows still wait, they belong to later days)",
+        flush=True,
+    )
+    print(
+        f"ledger balance {figures.get('ledger_cents')} cents = daily revenue {figures.get('net_cents')} cents: "
+        f"{'yes' if balanced else 'NO'}",
+        flush=True,
+    )
     return unchanged and corrected.ok and balanced

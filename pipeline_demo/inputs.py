@@ -160,6 +160,4 @@ def connect_read_only(warehouse: Path, name: str, command: str) -> duckdb.DuckDB
                 f"{name} {shown(warehouse)}: {held}; DuckDB lets no other process read it meanwhile. "
                 f"Run {command} again when the build has finished"
             ) from exc
-        raise InputError(
-            f"{name} {shown(warehouse)}: DuckDB cannot open it read-only ({one_line(exc)})"
-        ) from exc
+        raise InputError(f"{name} {shown(warehouse)}: DuckDB cannot open it read-only ({one_line(exc)})") from exc

@@ -30,13 +30,25 @@ DEFAULT_WAREHOUSE = "target/demo/rerun_safe.duckdb"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--day", default=None, metavar="YYYY-MM-DD", help="the day to land (make: DAY=)")
-    parser.add_argument("--deliveries", default=None, metavar="DIR",
-                        help=f"the deliveries (default {DEFAULT_DELIVERIES}; make: DELIVERIES=)")
-    parser.add_argument("--landing", default=None, metavar="DIR",
-                        help=f"the landing folder (default the demo's, {DEFAULT_LANDING}; make: LANDING=)")
-    parser.add_argument("--warehouse", default=None, metavar="PATH",
-                        help=f"the warehouse the printed build command writes (default {DEFAULT_WAREHOUSE}; "
-                        "make: WAREHOUSE=); only printed, never opened")
+    parser.add_argument(
+        "--deliveries",
+        default=None,
+        metavar="DIR",
+        help=f"the deliveries (default {DEFAULT_DELIVERIES}; make: DELIVERIES=)",
+    )
+    parser.add_argument(
+        "--landing",
+        default=None,
+        metavar="DIR",
+        help=f"the landing folder (default the demo's, {DEFAULT_LANDING}; make: LANDING=)",
+    )
+    parser.add_argument(
+        "--warehouse",
+        default=None,
+        metavar="PATH",
+        help=f"the warehouse the printed build command writes (default {DEFAULT_WAREHOUSE}; "
+        "make: WAREHOUSE=); only printed, never opened",
+    )
 
 
 def check_day(value: Value) -> dt.date:
@@ -108,15 +120,22 @@ def run(args: argparse.Namespace) -> int:
     try:
         if not day.text.strip():
             raise InputError(f"{day.name} is not given: the day to land, YYYY-MM-DD (make land DAY=2026-11-10)")
-        copied, already = land_day(day, resolve(args.deliveries, "--deliveries", "DELIVERIES", DEFAULT_DELIVERIES),
-                                   landing)
+        copied, already = land_day(
+            day, resolve(args.deliveries, "--deliveries", "DELIVERIES", DEFAULT_DELIVERIES), landing
+        )
     except InputError as exc:
         print(f"land: {exc}", file=sys.stderr, flush=True)
         return 2
-    print(f"land: {len(copied)} file(s) of {day.text.strip()} copied into {landing.text}"
-          + (f", {len(already)} already there with the same bytes" if already else ""), flush=True)
+    print(
+        f"land: {len(copied)} file(s) of {day.text.strip()} copied into {landing.text}"
+        + (f", {len(already)} already there with the same bytes" if already else ""),
+        flush=True,
+    )
     make_vars = "" if warehouse.text == DEFAULT_WAREHOUSE else f" WAREHOUSE={shlex.quote(warehouse.text)}"
-    print("land: now build them incrementally (only the new files are read), then look:\n"
-          f"  {build_command(warehouse.text, landing.text)}\n"
-          f"  make report{make_vars}    # or: make show{make_vars} TABLE=fct_daily_revenue", flush=True)
+    print(
+        "land: now build them incrementally (only the new files are read), then look:\n"
+        f"  {build_command(warehouse.text, landing.text)}\n"
+        f"  make report{make_vars}    # or: make show{make_vars} TABLE=fct_daily_revenue",
+        flush=True,
+    )
     return 0

@@ -18,6 +18,9 @@ The pictures are matplotlib PNGs embedded as base64 data URIs: the page loads no
 network, no script), so it opens from disk anywhere. Every picture has its numbers beside it in
 a table (each figure in an element with a `data-figure` name: what tests/test_report.py reads).
 
+Reading the warehouse is pipeline_demo/report_warehouse.py, drawing the pictures
+pipeline_demo/report_pictures.py; this module checks the arguments and writes the page.
+
 The warehouse path is data: it is checked (a file that exists, that DuckDB opens, holding this
 project's tables in one schema) before anything is written, and it never enters SQL text.
 """
@@ -25,47 +28,21 @@ project's tables in one schema) before anything is written, and it never enters 
 from __future__ import annotations
 
 import argparse
-import base64
-import dataclasses
 import datetime as dt
 import html
-import io
-import itertools
-import json
 import os
 import sys
 import tempfile
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
-from harness._plumbing import quote
-from pipeline_demo.inputs import InputError, connect_read_only, resolve, shown
+from pipeline_demo.inputs import resolve, shown
+from pipeline_demo.report_pictures import lateness_bins, lateness_picture, runs_picture
+from pipeline_demo.report_warehouse import ReportError, Run, Warehouse, read_warehouse
 
 HELP = "write a static HTML page of a warehouse's runs (run log, late queue, corrections, lateness)"
 DEFAULT_WAREHOUSE = Path("target/demo/rerun_safe.duckdb")
 PROJECT_FILE = Path(__file__).resolve().parents[1] / "dbt_project.yml"
-
-# The tables the page reads: a warehouse without all of them in one schema was not built by this
-# project (or not to its end).
-REQUIRED = (
-    "rerun_safe_runs",
-    "rerun_safe_run_log",
-    "stg_landing__events",
-    "int_event_copies_classified",
-    "int_corrections_recorded",
-    "late_events",
-    "quarantined_events",
-    "fct_daily_revenue",
-    "fct_order_items",
-    "fct_revenue_ledger",
-)
-
-
-class ReportError(Exception):
-    """A bad argument or warehouse: the message names it and says what is wrong."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -142,299 +119,6 @@ def check_arguments(
     if not 0 <= hours <= 87600:
         raise ReportError(f"--allowed-lateness-hours {hours}: whole hours 0-87600 (as the var allowed_lateness_hours)")
     return warehouse, out, hours
-
-
-# --- reading the warehouse --------------------------------------------------------------------
-
-
-@dataclasses.dataclass
-class Run:
-    run_seq: int
-    command: str
-    started_at: dt.datetime | None
-    finished_at: dt.datetime | None
-    status: str
-    metrics: dict[str, dict[str, Any]]  # model -> its figures of this run
-    rebuilt: list[str]
-    rows_in: int | None = None
-    quarantined: int | None = None
-    late: int | None = None
-    applied: int | None = None
-    waiting: int | None = None
-
-
-@dataclasses.dataclass
-class Correction:
-    correction_id: str
-    correct_from: dt.date
-    correct_to: dt.date
-    mark: dt.datetime | None
-    recorded_run_seq: int
-    rows_applied: int
-
-
-@dataclasses.dataclass
-class Warehouse:
-    path: Path
-    schema: str
-    runs: list[Run]
-    corrections: list[Correction]
-    lateness: list[tuple[int, int]]  # (lateness_seconds, rows), one per copy
-    late_bounds: tuple[int | None, int | None]  # largest lateness not late, smallest late (seconds)
-    totals: dict[str, Any]
-
-
-def open_read_only(path: Path, name: str = "--warehouse") -> duckdb.DuckDBPyConnection:
-    try:
-        return connect_read_only(path, name, "make report")
-    except InputError as exc:
-        raise ReportError(f"{exc}; no page was written") from exc
-
-
-def find_schema(con: duckdb.DuckDBPyConnection, path: Path, name: str = "--warehouse") -> str:
-    rows = con.execute(
-        "select table_schema, table_name from information_schema.tables where table_catalog = current_database()"
-    ).fetchall()
-    by_schema: dict[str, set[str]] = {}
-    for schema, name in rows:
-        by_schema.setdefault(schema, set()).add(name)
-    complete = sorted(schema for schema, names in by_schema.items() if set(REQUIRED) <= names)
-    if len(complete) == 1:
-        return complete[0]
-    if len(complete) > 1:
-        raise ReportError(
-            f"{name} {shown(path)}: this project's tables are in several schemas ({', '.join(complete)}); "
-            "the report reads one warehouse of one target"
-        )
-    best = max(by_schema.items(), key=lambda item: len(set(REQUIRED) & item[1]), default=("main", set()))
-    missing = [name for name in REQUIRED if name not in best[1]]
-    raise ReportError(
-        f"{name} {shown(path)}: not a warehouse of this project (rerun_safe): it has no {', '.join(missing)}"
-        f"{' in schema ' + best[0] if best[1] else ''}. Build it with make demo, or with dbt build"
-    )
-
-
-def read_warehouse(path: Path, name: str = "--warehouse") -> Warehouse:
-    con = open_read_only(path, name)
-    try:
-        schema = find_schema(con, path, name)
-
-        def table(name: str) -> str:
-            return f"{quote(schema)}.{quote(name)}"
-
-        runs: dict[int, Run] = {}
-        for run_seq, command, started, finished, status in con.execute(
-            f"select run_seq, command, started_at, finished_at, status from {table('rerun_safe_runs')} order by run_seq"
-        ).fetchall():
-            runs[int(run_seq)] = Run(int(run_seq), str(command), started, finished, str(status), {}, [])
-        for run_seq, model, full_refresh, metrics in con.execute(
-            f"select run_seq, model, is_full_refresh, metrics from {table('rerun_safe_run_log')} "
-            "order by run_seq, model"
-        ).fetchall():
-            run = runs.get(int(run_seq))
-            if run is None:
-                continue
-            try:
-                figures = json.loads(metrics) if metrics else {}
-            except ValueError:
-                figures = {}
-            run.metrics[str(model)] = figures if isinstance(figures, dict) else {}
-            if full_refresh:
-                run.rebuilt.append(str(model))
-        _derive(list(runs.values()))
-
-        applied_by = dict(
-            con.execute(
-                f"select applied_by_correction_id, count(*) from {table('late_events')} "
-                "where applied_by_correction_id is not null group by 1"
-            ).fetchall()
-        )
-        corrections = [
-            Correction(str(cid), start, end, mark, int(seq), int(applied_by.get(cid, 0)))
-            for cid, start, end, mark, seq in con.execute(
-                f"select correction_id, correct_from, correct_to, mark, recorded_run_seq "
-                f"from {table('int_corrections_recorded')} order by recorded_run_seq, correct_from, correction_id"
-            ).fetchall()
-        ]
-        classified = table("int_event_copies_classified")
-        lateness = [
-            (int(s), int(n))
-            for s, n in con.execute(
-                f"select lateness_seconds, row_count from {classified} where lateness_seconds is not null"
-            ).fetchall()
-        ]
-        bounds = con.execute(
-            f"select max(lateness_seconds) filter (where not is_late), min(lateness_seconds) filter (where is_late) "
-            f"from {classified}"
-        ).fetchone() or (None, None)
-        totals_sql = {
-            "rows_staged": f"select count(*) from {table('stg_landing__events')}",
-            "quarantined": f"select count(*) from {table('quarantined_events')}",
-            "late_waiting": f"select count(*) from {table('late_events')} where status = 'waiting'",
-            "late_applied": f"select count(*) from {table('late_events')} where status = 'applied'",
-            "days": f"select count(*) from {table('fct_daily_revenue')}",
-            "items": f"select count(*) from {table('fct_order_items')}",
-            "net_cents": f"select coalesce(sum(net_cents), 0) from {table('fct_daily_revenue')}",
-            "ledger_postings": f"select count(*) from {table('fct_revenue_ledger')}",
-            "ledger_cents": f"select coalesce(sum(amount_cents), 0) from {table('fct_revenue_ledger')}",
-        }
-        totals = {name: con.execute(sql).fetchone()[0] for name, sql in totals_sql.items()}  # type: ignore[index]
-    except duckdb.Error as exc:
-        raise ReportError(
-            f"{name} {shown(path)}: reading it failed ({str(exc).splitlines()[0]}); "
-            "was it built by this version of the project?"
-        ) from exc
-    finally:
-        con.close()
-    return Warehouse(path, schema, list(runs.values()), corrections, lateness, (bounds[0], bounds[1]), totals)
-
-
-def _figure(run: Run, model: str, name: str) -> int | None:
-    value = run.metrics.get(model, {}).get(name)
-    return int(value) if isinstance(value, (int, float)) else None
-
-
-def _derive(runs: list[Run]) -> None:
-    """Per run: rows in, quarantined, late, applied (this run's late_events `applied` figure less the
-    last earlier one: the figure is the table's count), and the late queue after it."""
-    applied_before = 0
-    for run in runs:
-        run.rows_in = _figure(run, "stg_landing__events", "rows_read")
-        run.quarantined = _figure(run, "quarantined_events", "quarantined_this_run")
-        run.late = _figure(run, "int_event_copies_classified", "late_waiting_written")
-        applied_now = _figure(run, "late_events", "applied")
-        run.waiting = _figure(run, "late_events", "waiting")
-        if applied_now is not None:
-            run.applied = applied_now - applied_before
-            applied_before = applied_now
-
-
-# --- pictures ---------------------------------------------------------------------------------
-
-
-def _png(fig: Any) -> str:
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
-
-
-def run_times(runs: Sequence[Run]) -> list[tuple[Run, float]]:
-    """Each run that has a start (or end) time, with that time as a matplotlib date number: the
-    pictures are drawn over the time the runs started, not over their numbers."""
-    import matplotlib.dates
-
-    timed = [(run, run.started_at or run.finished_at) for run in runs]
-    return [(run, float(matplotlib.dates.date2num(when))) for run, when in timed if when is not None]
-
-
-def runs_picture(warehouse: Warehouse) -> str:
-    import matplotlib
-    import matplotlib.dates
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    timed = run_times(warehouse.runs)
-    runs, x = [run for run, _ in timed], [when for _, when in timed]
-    gaps = [later - earlier for earlier, later in itertools.pairwise(x) if later > earlier]
-    width = 0.8 * min(gaps) if gaps else 1 / (24 * 60)  # a day is 1.0; one run alone: a minute wide
-    fig, (top, middle, bottom) = plt.subplots(
-        3, 1, figsize=(10, 8), sharex=True, gridspec_kw={"height_ratios": [3, 2, 2]}
-    )
-    top.bar(x, [run.rows_in or 0 for run in runs], width=width, color="#4c72b0")
-    top.set_ylabel("rows staged")
-    top.set_title(f"Runs over time: {len(runs)} runs of {warehouse.path.name}")
-    third = width / 3
-    for offset, (label, values, colour) in enumerate(
-        (
-            ("quarantined rows", [run.quarantined or 0 for run in runs], "#c44e52"),
-            ("late copies written", [run.late or 0 for run in runs], "#dd8452"),
-            ("late rows applied by a correction", [run.applied or 0 for run in runs], "#55a868"),
-        )
-    ):
-        middle.bar([v + (offset - 1) * third for v in x], values, width=third, label=label, color=colour)
-    middle.set_ylabel("rows or copies")
-    middle.legend(loc="upper left", fontsize="small")
-    bottom.plot(
-        x,
-        [run.waiting if run.waiting is not None else float("nan") for run in runs],
-        marker="o",
-        color="#8172b3",
-        label="late rows waiting after the run",
-    )
-    bottom.set_ylabel("late rows waiting")
-    bottom.set_xlabel("run start time (UTC, rerun_safe_runs.started_at)")
-    bottom.set_ylim(bottom=0)
-    starts = {run.run_seq: when for run, when in timed}
-    corrected = sorted({starts[c.recorded_run_seq] for c in warehouse.corrections if c.recorded_run_seq in starts})
-    for when in corrected:
-        for axis in (top, middle, bottom):
-            axis.axvline(when, color="#55a868", linestyle="--", linewidth=1)
-    if corrected:
-        bottom.plot([], [], color="#55a868", linestyle="--", label="a correction recorded")
-    bottom.legend(loc="upper left", fontsize="small")
-    locator = matplotlib.dates.AutoDateLocator()
-    bottom.xaxis.set_major_locator(locator)
-    bottom.xaxis.set_major_formatter(matplotlib.dates.ConciseDateFormatter(locator))
-    for axis in (top, middle, bottom):
-        axis.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
-        axis.yaxis.set_major_formatter(matplotlib.ticker.StrMethodFormatter("{x:,.0f}"))
-        axis.grid(axis="y", alpha=0.3)
-    return _png(fig)
-
-
-def lateness_bins(lateness: Sequence[tuple[int, int]], hours: int) -> list[tuple[str, float, float, int]]:
-    """(label, from hours, to hours, rows): 24 bins up to twice the watermark, 12 of them under
-    it, each holding what is above its lower bound up to its upper one (a row exactly at the
-    watermark is on time, as `is_late` says: strictly later); rows before 0 h and after twice
-    the watermark in a bin each. Whole seconds throughout: a bin is max(hours, 1) * 300 s."""
-    step = max(hours, 1) * 300
-    counts = [0] * 24
-    below = above = 0
-    for seconds, rows in lateness:
-        if seconds < 0:
-            below += rows
-        elif seconds > 24 * step:
-            above += rows
-        else:
-            counts[max(-(-seconds // step) - 1, 0)] += rows
-    bins = [("< 0 h", float("-inf"), 0.0, below)] if below else []
-    bins += [
-        (f"{i * step / 3600:g}-{(i + 1) * step / 3600:g} h", i * step / 3600, (i + 1) * step / 3600, counts[i])
-        for i in range(24)
-    ]
-    bins.append((f"> {24 * step / 3600:g} h", 24 * step / 3600, float("inf"), above))
-    return bins
-
-
-def lateness_picture(warehouse: Warehouse, hours: int) -> str:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    bins = lateness_bins(warehouse.lateness, hours)
-    fig, axis = plt.subplots(figsize=(10, 4))
-    labels = [label for label, *_ in bins]
-    colours = ["#dd8452" if lo >= hours else "#4c72b0" for _, lo, _, _ in bins]
-    axis.bar(range(len(bins)), [rows for *_, rows in bins], color=colours)
-    position = next((i for i, (_, lo, _, _) in enumerate(bins) if lo >= hours), len(bins)) - 0.5
-    axis.axvline(position, color="black", linestyle="--")
-    axis.text(position, axis.get_ylim()[1] * 0.95, f"  watermark {hours} h", va="top")
-    logarithmic = max(rows for *_, rows in bins) > 100  # a few late rows stay visible beside many on time
-    if logarithmic:
-        axis.set_yscale("symlog", linthresh=10)
-    else:
-        axis.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
-    axis.yaxis.set_major_formatter(matplotlib.ticker.StrMethodFormatter("{x:,.0f}"))
-    axis.set_xticks(range(len(bins)), labels, rotation=60, ha="right", fontsize="small")
-    axis.set_xlabel("lateness (ingested_at - event_time), hours")
-    axis.set_ylabel("rows (log scale)" if logarithmic else "rows")
-    axis.set_title("Lateness of every delivered row against the watermark (orange: later than it, so late)")
-    return _png(fig)
 
 
 # --- the page ---------------------------------------------------------------------------------
@@ -523,10 +207,21 @@ details { margin: 0.6em 0; } ul.summary { font-family: monospace; }
 
 
 def render(warehouse: Warehouse, hours: int, generated: dt.datetime) -> str:
-    runs, totals, e = warehouse.runs, warehouse.totals, html.escape
-    last = runs[-1] if runs else None
-    balanced = totals["ledger_cents"] == totals["net_cents"]
     parts = [
+        *_head(warehouse, generated),
+        *_now_section(warehouse),
+        *_last_run_section(warehouse.runs[-1] if warehouse.runs else None),
+        *_runs_section(warehouse),
+        *_corrections_section(warehouse),
+        *_lateness_section(warehouse, hours),
+        "</body></html>",
+    ]
+    return "\n".join(parts) + "\n"
+
+
+def _head(warehouse: Warehouse, generated: dt.datetime) -> list[str]:
+    e = html.escape
+    return [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         f"<title>rerun_safe report: {e(warehouse.path.name)}</title>",
@@ -536,6 +231,13 @@ def render(warehouse: Warehouse, hours: int, generated: dt.datetime) -> str:
         f"<code>{e(warehouse.schema)}</code>), read-only, at {e(_when(generated))} UTC. Written by "
         "<code>python -m pipeline_demo report</code> from the run registry (<code>rerun_safe_runs</code>), the run "
         "log (<code>rerun_safe_run_log</code>) and the marts.</p>",
+    ]
+
+
+def _now_section(warehouse: Warehouse) -> list[str]:
+    runs, totals, e = warehouse.runs, warehouse.totals, html.escape
+    balanced = totals["ledger_cents"] == totals["net_cents"]
+    return [
         "<h2>Now</h2><table><tr>",
         "".join(
             f"<th>{e(label)}</th>"
@@ -569,6 +271,11 @@ def render(warehouse: Warehouse, hours: int, generated: dt.datetime) -> str:
         "</tr></table>",
         "<h2>The last run</h2>",
     ]
+
+
+def _last_run_section(last: Run | None) -> list[str]:
+    e = html.escape
+    parts: list[str] = []
     if last is None:
         parts.append('<p data-figure="last_run">no run recorded yet</p>')
     else:
@@ -577,6 +284,12 @@ def render(warehouse: Warehouse, hours: int, generated: dt.datetime) -> str:
             + "".join(f"<li>{e(line)}</li>" for line in _last_run_lines(last))
             + "</ul>"
         )
+    return parts
+
+
+def _runs_section(warehouse: Warehouse) -> list[str]:
+    runs, e = warehouse.runs, html.escape
+    parts: list[str] = []
     parts.append("<h2>Runs over time</h2>")
     if runs:
         parts.append(
@@ -610,7 +323,12 @@ def render(warehouse: Warehouse, hours: int, generated: dt.datetime) -> str:
             + f'<td class="text">{e(", ".join(run.rebuilt) if len(run.rebuilt) < 9 else "every model")}</td></tr>'
         )
     parts.append("</table>")
+    return parts
 
+
+def _corrections_section(warehouse: Warehouse) -> list[str]:
+    e = html.escape
+    parts: list[str] = []
     parts.append("<h2>Corrections</h2>")
     if warehouse.corrections:
         parts.append(
@@ -631,7 +349,12 @@ def render(warehouse: Warehouse, hours: int, generated: dt.datetime) -> str:
             '<p id="corrections">No correction recorded. Late rows wait in <code>late_events</code> until one: '
             "<code>dbt build --vars '{correct_from: ..., correct_to: ...}'</code>.</p>"
         )
+    return parts
 
+
+def _lateness_section(warehouse: Warehouse, hours: int) -> list[str]:
+    e = html.escape
+    parts: list[str] = []
     parts.append("<h2>Lateness against the watermark</h2>")
     if warehouse.lateness:
         parts.append(
@@ -664,8 +387,7 @@ def render(warehouse: Warehouse, hours: int, generated: dt.datetime) -> str:
         )
         + "</table></details>"
     )
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
+    return parts
 
 
 def _hours(seconds: int | None) -> str:
@@ -673,7 +395,9 @@ def _hours(seconds: int | None) -> str:
 
 
 def write_report(
-    warehouse_path: Path, out: Path | None = None, hours: int | None = None,
+    warehouse_path: Path,
+    out: Path | None = None,
+    hours: int | None = None,
     names: tuple[str, str] = ("--warehouse", "--out"),
 ) -> Path:
     warehouse_path, out, hours = check_arguments(warehouse_path, out, hours, names)
@@ -698,7 +422,9 @@ def run(args: argparse.Namespace) -> int:
             bad = warehouse if any(not c.isprintable() for c in warehouse.text) else out
             raise ReportError(f"{bad.name} {shown(bad.text)}: a path without control characters")
         written = write_report(
-            Path(warehouse.text), Path(out.text) if out.text else None, args.allowed_lateness_hours,
+            Path(warehouse.text),
+            Path(out.text) if out.text else None,
+            args.allowed_lateness_hours,
             (warehouse.name, out.name),
         )
     except ReportError as exc:

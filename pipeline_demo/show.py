@@ -33,12 +33,24 @@ CELL_WIDTH = 40
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--warehouse", default=None, metavar="PATH",
-                        help=f"a DuckDB file (default: the demo's, {DEFAULT_WAREHOUSE}; make: WAREHOUSE=)")
-    parser.add_argument("--table", default=None, metavar="NAME",
-                        help=f"a table or view of it, name or schema.name (default {DEFAULT_TABLE}; make: TABLE=)")
-    parser.add_argument("--limit", default=None, metavar="N",
-                        help=f"rows to print, 1-{LIMIT_MAX} or all (default {DEFAULT_LIMIT}; make: LIMIT=)")
+    parser.add_argument(
+        "--warehouse",
+        default=None,
+        metavar="PATH",
+        help=f"a DuckDB file (default: the demo's, {DEFAULT_WAREHOUSE}; make: WAREHOUSE=)",
+    )
+    parser.add_argument(
+        "--table",
+        default=None,
+        metavar="NAME",
+        help=f"a table or view of it, name or schema.name (default {DEFAULT_TABLE}; make: TABLE=)",
+    )
+    parser.add_argument(
+        "--limit",
+        default=None,
+        metavar="N",
+        help=f"rows to print, 1-{LIMIT_MAX} or all (default {DEFAULT_LIMIT}; make: LIMIT=)",
+    )
 
 
 def check_limit(value: Value) -> int | None:
@@ -70,8 +82,7 @@ def find_table(con: duckdb.DuckDBPyConnection, value: Value, warehouse: Path) ->
         "order by table_schema = 'main' desc, table_schema, table_name"
     ).fetchall()
     found = [
-        (s, t) for s, t in listed
-        if t.lower() == table.lower() and (schema is None or s.lower() == schema.lower())
+        (s, t) for s, t in listed if t.lower() == table.lower() and (schema is None or s.lower() == schema.lower())
     ]
     if len(found) > 1 and schema is None:
         found = [row for row in found if row[0] == "main"] or found
@@ -84,8 +95,11 @@ def find_table(con: duckdb.DuckDBPyConnection, value: Value, warehouse: Path) ->
         return found[0]
     names = sorted({t for _, t in listed})
     close = difflib.get_close_matches(table, names, n=3, cutoff=0.6)
-    hint = (f"did you mean {', '.join(close)}?" if close else
-            f"it holds {len(names)} tables and views" + (f", e.g. {', '.join(names[:5])}" if names else ""))
+    hint = (
+        f"did you mean {', '.join(close)}?"
+        if close
+        else f"it holds {len(names)} tables and views" + (f", e.g. {', '.join(names[:5])}" if names else "")
+    )
     raise InputError(f"{value.name} {shown(value.text)}: no such table or view in {shown(warehouse)}; {hint}")
 
 
@@ -120,14 +134,18 @@ def show(warehouse_value: Value, table_value: Value, limit_value: Value) -> None
         columns = [d[0] for d in cursor.description or []]
         rows = cursor.fetchall()
     except duckdb.Error as exc:
-        raise InputError(f"{warehouse_value.name} {shown(warehouse)}: reading {table_value.text} failed "
-                         f"({one_line(exc)})") from exc
+        raise InputError(
+            f"{warehouse_value.name} {shown(warehouse)}: reading {table_value.text} failed ({one_line(exc)})"
+        ) from exc
     finally:
         con.close()
     print_rows(columns, rows)
     count = int(total[0]) if total else len(rows)
-    print(f"{len(rows)} of {count} rows of {schema}.{table} in {warehouse}"
-          + ("" if len(rows) == count else f" (LIMIT={limit}; LIMIT=all for every row)"), flush=True)
+    print(
+        f"{len(rows)} of {count} rows of {schema}.{table} in {warehouse}"
+        + ("" if len(rows) == count else f" (LIMIT={limit}; LIMIT=all for every row)"),
+        flush=True,
+    )
 
 
 def run(args: argparse.Namespace) -> int:

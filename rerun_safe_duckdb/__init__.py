@@ -27,9 +27,11 @@ containing a backslash, cannot tell a symlink from a file, give modification tim
 seconds only and fail a whole query on the first undecodable byte. Here every name is
 literal, and a bad file becomes a verdict instead of an error.
 """
+
 from __future__ import annotations
 
 import atexit
+import contextlib
 import csv
 import hashlib
 import io
@@ -41,8 +43,16 @@ from dataclasses import dataclass
 from typing import Any
 
 CONTRACT_COLUMNS = (
-    "event_id", "event_type", "company_id", "order_id", "order_item_id",
-    "amount_cents", "currency", "event_time", "ingested_at", "version",
+    "event_id",
+    "event_type",
+    "company_id",
+    "order_id",
+    "order_item_id",
+    "amount_cents",
+    "currency",
+    "event_time",
+    "ingested_at",
+    "version",
 )
 # A physical line longer than this rejects its file (line_too_long). DuckDB's reader is given
 # twice this as its maximum line size, so an accepted file never hits the reader's limit.
@@ -83,7 +93,7 @@ def list_landing(folder: str) -> list[dict[str, Any]]:
         raise ValueError(
             f"rerun_safe: var landing_path: the landing folder {folder!r} does not exist or is not a folder"
         )
-    listed = []
+    listed: list[dict[str, Any]] = []
     with os.scandir(folder) as entries:
         for entry in entries:
             if not is_candidate(entry.name):
@@ -94,15 +104,17 @@ def list_landing(folder: str) -> list[dict[str, Any]]:
                 name.encode("utf-8")
             except UnicodeEncodeError:  # bytes that are not UTF-8, kept by os.scandir as surrogates
                 name, kind = shown_name(os.fsencode(entry.name)), "invalid_name"
-            listed.append({
-                "file_name": name,
-                "path": os.path.join(folder, name),
-                "size": info.st_size,
-                "mtime_ns": info.st_mtime_ns,
-                "ctime_ns": info.st_ctime_ns,
-                "inode": info.st_ino,
-                "kind": kind,
-            })
+            listed.append(
+                {
+                    "file_name": name,
+                    "path": os.path.join(folder, name),
+                    "size": info.st_size,
+                    "mtime_ns": info.st_mtime_ns,
+                    "ctime_ns": info.st_ctime_ns,
+                    "inode": info.st_ino,
+                    "kind": kind,
+                }
+            )
     listed.sort(key=lambda f: f["file_name"])
     return listed
 
@@ -147,17 +159,24 @@ def judge(data: bytes) -> Verdict:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        line = len(_physical_lines(data[:error.start]))
-        verdict.reason, verdict.first_error = "invalid_encoding", f"line {line}: not UTF-8 ({error.reason} at byte {error.start})"
+        line = len(_physical_lines(data[: error.start]))
+        verdict.reason, verdict.first_error = (
+            "invalid_encoding",
+            f"line {line}: not UTF-8 ({error.reason} at byte {error.start})",
+        )
         return verdict
     if data[-1:] not in (b"\n", b"\r"):
         # a file still being written ends inside its last line: held back, never half loaded;
         # judged again when its content changes
         verdict.reason = "incomplete_last_line"
-        verdict.first_error = f"line {len(_physical_lines(data))} has no line break: the file may still be being written"
+        verdict.first_error = (
+            f"line {len(_physical_lines(data))} has no line break: the file may still be being written"
+        )
         return verdict
     longest_at, longest = (
-        max(enumerate(_physical_lines(data)), key=lambda item: len(item[1])) if len(data) > MAX_LINE_BYTES else (0, data)
+        max(enumerate(_physical_lines(data)), key=lambda item: len(item[1]))
+        if len(data) > MAX_LINE_BYTES
+        else (0, data)
     )
     if len(longest) > MAX_LINE_BYTES:
         verdict.reason = "line_too_long"
@@ -293,39 +312,46 @@ def content_md5(path: str) -> str | None:
     return digest.hexdigest()
 
 
-class _PluginBase:  # the dbt-duckdb base class, imported lazily so `judge` needs no dbt
-    pass
-
-
+# The dbt-duckdb base class, imported lazily so `judge` needs no dbt.
 try:
-    from dbt.adapters.duckdb.plugins import BasePlugin as _PluginBase  # type: ignore[no-redef]  # noqa: F811
+    from dbt.adapters.duckdb.plugins import BasePlugin as _PluginBase
 except ImportError:  # pragma: no cover - only without dbt-duckdb
-    pass
+    _PluginBase = object  # type: ignore[misc,assignment]
 
 
-def _close_at_exit(reference: "weakref.ref[Any]") -> None:
+def _close_at_exit(reference: weakref.ref[Any]) -> None:
     conn = reference()
     if conn is not None:
-        try:
+        with contextlib.suppress(Exception):  # the process is ending; nothing left to protect
             conn.close()
-        except Exception:  # noqa: BLE001 - the process is ending; nothing left to protect
-            pass
 
 
 from rerun_safe_duckdb.writer_lock import OneWriter  # noqa: E402 - one writer per warehouse file (writer_lock.py)
 
 
-class Plugin(OneWriter, _PluginBase):  # type: ignore[misc,valid-type]
+class Plugin(OneWriter, _PluginBase):
     def configure_connection(self, conn: Any) -> None:
         # A process that never closes its connection (sqlfluff's dbt templater) would otherwise
         # end with the functions' types still alive, and DuckDB's bindings print leak warnings.
         atexit.register(_close_at_exit, weakref.ref(conn))
         conn.create_function(
-            "rerun_safe_list_landing", list_landing, ["VARCHAR"], LISTING_TYPE, side_effects=True,
+            "rerun_safe_list_landing",
+            list_landing,
+            ["VARCHAR"],
+            LISTING_TYPE,
+            side_effects=True,
         )
         conn.create_function(
-            "rerun_safe_inspect_delivery", inspect_delivery, ["VARCHAR"], INSPECTION_TYPE, side_effects=True,
+            "rerun_safe_inspect_delivery",
+            inspect_delivery,
+            ["VARCHAR"],
+            INSPECTION_TYPE,
+            side_effects=True,
         )
         conn.create_function(
-            "rerun_safe_content_md5", content_md5, ["VARCHAR"], "VARCHAR", side_effects=True,
+            "rerun_safe_content_md5",
+            content_md5,
+            ["VARCHAR"],
+            "VARCHAR",
+            side_effects=True,
         )

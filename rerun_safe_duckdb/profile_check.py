@@ -16,6 +16,7 @@ A maintenance operation (`dbt run-operation rerun_safe_upgrade` or `release_ware
 works on a warehouse that exists: on a path where there is none it stops, naming the env var and
 the path, before DuckDB's connect would create an empty file there (check_operation_target).
 """
+
 from __future__ import annotations
 
 import os
@@ -61,7 +62,7 @@ def check_profile(path: Any, settings: dict[str, Any] | None) -> None:
                 f"rerun_safe: env var {PATH_VAR} names a warehouse file whose name holds a double quote ({path!r}): "
                 f"dbt-duckdb names the database after the file ({name!r}) and dbt writes it between double quotes "
                 "without escaping them. Any folder works, and a file name with ' does; choose a file name "
-                "without \" (nothing was written)"
+                'without " (nothing was written)'
             )
     limit = (settings or {}).get("memory_limit")
     if limit is not None and not MEMORY_LIMIT.fullmatch(str(limit)):
@@ -81,7 +82,7 @@ def invoked_operation() -> str | None:
         from dbt.flags import get_flags
 
         flags = get_flags()
-    except Exception:  # noqa: BLE001 - no flags: not inside a dbt invocation
+    except Exception:  # no flags: not inside a dbt invocation
         return None
     if getattr(flags, "WHICH", None) != "run-operation":
         return None

@@ -25,6 +25,7 @@ Cost: the segment listing reads no data but costs ~30 us per column segment: 0.0
 warehouse of 60 tables (6 of 65 MB), 0.4-1.3 s at 10M events (3.8 GB, ~25k segments), so it grew
 with the history; the header test alone costs ~1 ms at any size (docs/bad-input.md).
 """
+
 from __future__ import annotations
 
 import os
@@ -59,13 +60,14 @@ def _quoted(name: str) -> str:
 
 def furthest_block(conn: Any) -> tuple[int, int]:
     """(the highest block id the database of `conn` still uses, -1 when none; its block size)."""
-    block_size = int(conn.execute(
-        "select block_size from pragma_database_size() where database_name = current_database()"
-    ).fetchone()[0])
+    block_size = int(
+        conn.execute(
+            "select block_size from pragma_database_size() where database_name = current_database()"
+        ).fetchone()[0]
+    )
     furthest = conn.execute("select coalesce(max(block_id), -1) from pragma_metadata_info()").fetchone()[0]
     tables = conn.execute(
-        "select schema_name, table_name from duckdb_tables() "
-        "where database_name = current_database() and not temporary"
+        "select schema_name, table_name from duckdb_tables() where database_name = current_database() and not temporary"
     ).fetchall()
     if tables:  # one query for all tables: a statement each cost 0.33 s on 60 tables, this 0.07 s
         segments = " union all ".join(
@@ -102,7 +104,7 @@ def check_whole(conn: Any, path: str) -> None:
             # events, ~25k segments); a file as long as every allocated block needs none of it
             return
         furthest, block_size = furthest_block(conn)
-    except Exception as error:  # noqa: BLE001 - only a read past the end is ours
+    except Exception as error:  # only a read past the end is ours
         if is_cut_error(error):
             raise WarehouseDamagedError(damaged_message(path, f"DuckDB read past its end ({error})")) from None
         raise
@@ -111,6 +113,8 @@ def check_whole(conn: Any, path: str) -> None:
     needed = BLOCK_START + (furthest + 1) * block_size
     size = os.path.getsize(path)
     if size < needed:
-        raise WarehouseDamagedError(damaged_message(
-            path, f"its tables use block {furthest}, which ends at byte {needed}, but the file has {size} bytes"
-        ))
+        raise WarehouseDamagedError(
+            damaged_message(
+                path, f"its tables use block {furthest}, which ends at byte {needed}, but the file has {size} bytes"
+            )
+        )

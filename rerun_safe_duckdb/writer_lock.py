@@ -44,6 +44,7 @@ project declares none; profiles are rendered without project vars too).
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import os
@@ -52,7 +53,8 @@ import stat
 import sys
 import tempfile
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from rerun_safe_duckdb.profile_check import check_operation_target, check_profile
 from rerun_safe_duckdb.whole_file import WarehouseDamagedError, check_whole, damaged_message, is_cut_error
@@ -111,7 +113,7 @@ def invocation_vars() -> dict[str, Any]:
         from dbt.flags import get_flags
 
         found = getattr(get_flags(), "VARS", None)
-    except Exception:  # noqa: BLE001 - no flags: not inside a dbt invocation
+    except Exception:  # no flags: not inside a dbt invocation
         return {}
     return found if isinstance(found, dict) else {}
 
@@ -121,7 +123,7 @@ def _invocation_id() -> str:
         from dbt_common.invocation import get_invocation_id
 
         return str(get_invocation_id())
-    except Exception:  # noqa: BLE001
+    except Exception:
         return ""
 
 
@@ -135,7 +137,7 @@ def _command() -> str:
             from dbt.flags import get_flags
 
             which = getattr(get_flags(), "WHICH", None)
-        except Exception:  # noqa: BLE001
+        except Exception:
             which = None
         command = f"dbt {which} (in-process, in {program or 'python'})" if which else (program or "python")
     return command if len(command) <= 300 else command[:297] + "..."
@@ -176,12 +178,14 @@ def write_holder(path: str) -> None:
         "invocation_id": _invocation_id(),
         "pid": os.getpid(),
         "command": _command(),
-        "since": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S"),
+        "since": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S"),
     }
     target = holder_file(path)
     if _is_other_than_a_file(target):
-        announce(f"{shown(target, 300)} is not a regular file (a symlink?): left alone, and no record of this "
-                 "run is written (waiters will not see who holds the warehouse)")
+        announce(
+            f"{shown(target, 300)} is not a regular file (a symlink?): left alone, and no record of this "
+            "run is written (waiters will not see who holds the warehouse)"
+        )
         return
     folder, name = os.path.split(target)
     try:
@@ -194,10 +198,8 @@ def write_holder(path: str) -> None:
             json.dump(record, handle)
         os.replace(temporary, target)
     except OSError:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(temporary)
-        except OSError:
-            pass
 
 
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -278,7 +280,7 @@ def _log(message: str) -> None:
         from dbt.adapters.events.logging import AdapterLogger
 
         AdapterLogger("rerun_safe").info(message)
-    except Exception:  # noqa: BLE001 - logging is a courtesy
+    except Exception:  # logging is a courtesy
         pass
 
 
@@ -289,7 +291,7 @@ def console_shows_info() -> bool:
         from dbt.flags import get_flags
 
         flags = get_flags()
-    except Exception:  # noqa: BLE001 - no flags: not inside a dbt invocation
+    except Exception:  # no flags: not inside a dbt invocation
         return False
     level = str(getattr(flags, "LOG_LEVEL", "info") or "info").lower()
     return not getattr(flags, "QUIET", False) and level in ("debug", "info")
@@ -302,7 +304,7 @@ def announce(message: str) -> None:
         try:
             sys.stderr.write(f"rerun_safe: {message}\n")
             sys.stderr.flush()
-        except Exception:  # noqa: BLE001 - a closed stderr: nothing more to tell
+        except Exception:  # a closed stderr: nothing more to tell
             pass
 
 
@@ -327,7 +329,7 @@ def acquire(
     while True:
         try:
             return connect(path, read_only=False, config=dict(config))
-        except Exception as error:  # noqa: BLE001 - only the lock conflict (and a cut file) is ours
+        except Exception as error:  # only the lock conflict (and a cut file) is ours
             if is_cut_error(error):  # DuckDB read past the end while opening it
                 raise WarehouseDamagedError(damaged_message(path, f"DuckDB could not open it ({error})")) from None
             conflict = _conflict(error)
@@ -338,8 +340,10 @@ def acquire(
         if remaining <= 0:
             raise WarehouseLockError(held_message(path, pid, program, timeout)) from None
         if not announced:
-            announce(f"{_describe(path, pid, program)} holds the warehouse {path!r}; "
-                     f"waiting up to {timeout} s for it (var {VAR})")
+            announce(
+                f"{_describe(path, pid, program)} holds the warehouse {path!r}; "
+                f"waiting up to {timeout} s for it (var {VAR})"
+            )
             announced = True
         sleep(min(POLL_SECONDS, remaining))
 
@@ -373,7 +377,5 @@ class OneWriter:
     def _release_held(self) -> None:
         held, self._held_until_connected = self._held_until_connected, None
         if held is not None:
-            try:
+            with contextlib.suppress(Exception):  # dbt-duckdb's connection keeps the file
                 held.close()
-            except Exception:  # noqa: BLE001 - dbt-duckdb's connection keeps the file
-                pass

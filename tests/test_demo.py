@@ -26,11 +26,21 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def test_demo_builds_batch_by_batch_and_prints_tables(tmp_path: Path, capsys) -> None:
-    code = main([
-        "demo", "--project-dir", str(PROJECTS / "correct"), "--deliveries", str(DELIVERIES),
-        "--landing", str(tmp_path / "landing"), "--warehouse", str(tmp_path / "w.duckdb"),
-        "--target-path", str(tmp_path / "target"),
-    ])
+    code = main(
+        [
+            "demo",
+            "--project-dir",
+            str(PROJECTS / "correct"),
+            "--deliveries",
+            str(DELIVERIES),
+            "--landing",
+            str(tmp_path / "landing"),
+            "--warehouse",
+            str(tmp_path / "w.duckdb"),
+            "--target-path",
+            str(tmp_path / "target"),
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     assert "batch 3/3 2026-11-03: landed 1 file(s), dbt build ok" in out
@@ -47,10 +57,18 @@ def test_demo_builds_batch_by_batch_and_prints_tables(tmp_path: Path, capsys) ->
 
 
 def _demo(tmp_path: Path, *args: str) -> int:
-    return main([
-        "demo", "--project-dir", str(PROJECTS / "correct"), "--deliveries", str(DELIVERIES),
-        "--target-path", str(tmp_path / "dbt-target"), *args,
-    ])
+    return main(
+        [
+            "demo",
+            "--project-dir",
+            str(PROJECTS / "correct"),
+            "--deliveries",
+            str(DELIVERIES),
+            "--target-path",
+            str(tmp_path / "dbt-target"),
+            *args,
+        ]
+    )
 
 
 def test_a_second_demo_leaves_the_users_warehouse_untouched(tmp_path: Path, monkeypatch, capsys) -> None:
@@ -95,19 +113,38 @@ def test_a_second_demo_leaves_the_users_warehouse_untouched(tmp_path: Path, monk
         assert con.execute("select x from explored").fetchall() == [(1,)]
 
 
-
 def test_generate_runs_as_a_module(tmp_path: Path) -> None:
     out = tmp_path / "deliveries"
     done = subprocess.run(
-        [sys.executable, "-m", "pipeline_demo", "generate", "--out", str(out), "--days", "2",
-         "--events-per-day", "20", "--seed", "1"],
-        cwd=REPO, capture_output=True, text=True, timeout=120, check=False,
+        [
+            sys.executable,
+            "-m",
+            "pipeline_demo",
+            "generate",
+            "--out",
+            str(out),
+            "--days",
+            "2",
+            "--events-per-day",
+            "20",
+            "--seed",
+            "1",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "wrote" in done.stdout and sorted(out.glob("2026-11-01_*.csv"))
     helped = subprocess.run(
         [sys.executable, "-m", "pipeline_demo", "demo", "--help"],
-        cwd=REPO, capture_output=True, text=True, timeout=120, check=False,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert helped.returncode == 0 and "--project-dir" in helped.stdout and "--warehouse" in helped.stdout
 
@@ -122,10 +159,23 @@ def demo_of_this_project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path
     assert generate_main(["--out", str(deliveries), "--days", "3", "--events-per-day", "60", "--seed", "3"]) == 0
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
-        code = main([
-            "demo", "--project-dir", str(REPO), "--deliveries", str(deliveries), "--landing", str(root / "landing"),
-            "--warehouse", str(root / "w.duckdb"), "--target-path", str(root / "target"), "--hold-back", "1",
-        ])
+        code = main(
+            [
+                "demo",
+                "--project-dir",
+                str(REPO),
+                "--deliveries",
+                str(deliveries),
+                "--landing",
+                str(root / "landing"),
+                "--warehouse",
+                str(root / "w.duckdb"),
+                "--target-path",
+                str(root / "target"),
+                "--hold-back",
+                "1",
+            ]
+        )
     out = buffer.getvalue()
     assert code == 0, out
     return root / "w.duckdb", root / "target", out
@@ -157,10 +207,14 @@ def test_run_summary_report_and_demo_give_the_same_counts_under_the_same_labels(
     figures = _report_figures(warehouse, tmp_path / "demo.html")
     runs = sorted({run for run, _, _ in figures.found if run is not None})
     demo_applied, demo_waiting_before, demo_waiting = _one(
-        r"applied (\d+) of (\d+) late rows waiting \((\d+) late rows still wait", out)
+        r"applied (\d+) of (\d+) late rows waiting \((\d+) late rows still wait", out
+    )
     assert demo_waiting == _number(figures.figure("late_waiting")) == _number(figures.figure("waiting", runs[-1]))
-    assert demo_applied == _number(figures.figure("late_applied")) == sum(
-        _number(figures.figure("applied", run)) for run in runs)
+    assert (
+        demo_applied
+        == _number(figures.figure("late_applied"))
+        == sum(_number(figures.figure("applied", run)) for run in runs)
+    )
     assert demo_applied > 0 and demo_waiting_before >= demo_applied
     (staged,) = _one(r"staged rows (\d+) \(", out)
     staged_per_run = sum(_number(figures.figure("rows_in", run)) for run in runs)
@@ -175,20 +229,40 @@ def test_run_summary_report_and_demo_give_the_same_counts_under_the_same_labels(
     deliveries = warehouse.parent / "deliveries"
     assert main(["land", "--day", held[0], "--deliveries", str(deliveries), "--landing", str(landing)]) == 0
     done = subprocess.run(
-        [str(Path(sys.executable).parent / "dbt"), "build", "--project-dir", str(REPO), "--profiles-dir", str(REPO),
-         "--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs"),
-         "--vars", json.dumps({"landing_path": str(landing)})],
-        env={**os.environ, "DBT_DUCKDB_PATH": str(copy)}, cwd=REPO, capture_output=True, text=True, timeout=600,
+        [
+            str(Path(sys.executable).parent / "dbt"),
+            "build",
+            "--project-dir",
+            str(REPO),
+            "--profiles-dir",
+            str(REPO),
+            "--target-path",
+            str(tmp_path / "target"),
+            "--log-path",
+            str(tmp_path / "logs"),
+            "--vars",
+            json.dumps({"landing_path": str(landing)}),
+        ],
+        env={**os.environ, "DBT_DUCKDB_PATH": str(copy)},
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
         check=False,
     )
     assert done.returncode == 0, done.stdout[-3000:]
     applied, waiting, copies = _one(
         r"rows: \d+ staged from \d+ file\(s\), \d+ quarantined[^;]*?, (\d+) late rows applied by a correction; "
-        r"(\d+) late rows waiting; copies: (\d+) late copies written", done.stdout)
+        r"(\d+) late rows waiting; copies: (\d+) late copies written",
+        done.stdout,
+    )
     after = _report_figures(copy, tmp_path / "after.html")
     last = max(run for run, _, _ in after.found if run is not None)
-    assert (_number(after.figure("applied", last)), _number(after.figure("waiting", last)),
-            _number(after.figure("late_copies", last))) == (applied, waiting, copies)
+    assert (
+        _number(after.figure("applied", last)),
+        _number(after.figure("waiting", last)),
+        _number(after.figure("late_copies", last)),
+    ) == (applied, waiting, copies)
     assert _number(after.figure("late_waiting")) == waiting and copies > 0
     page = (tmp_path / "after.html").read_text()
     assert "late rows waiting" in page and "late copies written" in page

@@ -2,6 +2,7 @@
 page, a path in a comment or value of a config file. Generated places (target/, data/,
 bench/out*) and placeholders (`<...>`, globs, `{...}`) are not checked; the CHANGELOG is
 history and may name what is gone."""
+
 from __future__ import annotations
 
 import re
@@ -11,15 +12,35 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-PAGES = ["README.md", "CONTRIBUTING.md", "harness/README.md", "mutation/outside-report.md",
-         *sorted(str(p.relative_to(REPO)) for p in (REPO / "docs").rglob("*.md")),
-         *sorted(str(p.relative_to(REPO)) for p in (REPO / "tests").rglob("README.md"))]
-CONFIGS = ["dbt_project.yml", "macros/dbt_project.yml", "Makefile", "pyproject.toml", "profiles.yml",
-           ".pre-commit-config.yaml", ".sqlfluff", ".ci/run"]
+PAGES = [
+    "README.md",
+    "CONTRIBUTING.md",
+    "harness/README.md",
+    "mutation/outside-report.md",
+    *sorted(str(p.relative_to(REPO)) for p in (REPO / "docs").rglob("*.md")),
+    *sorted(str(p.relative_to(REPO)) for p in (REPO / "tests").rglob("README.md")),
+]
+CONFIGS = [
+    "dbt_project.yml",
+    "macros/dbt_project.yml",
+    "Makefile",
+    "pyproject.toml",
+    "profiles.yml",
+    ".pre-commit-config.yaml",
+    ".sqlfluff",
+    ".ci/run",
+]
 GENERATED = ("target/", "data/", "bench/out", "logs/", "dbt_packages/", ".venv/", "reports/")
 # a token is a path when it starts with a tracked top-level folder and a slash
-TOP = sorted({p.split("/")[0] for p in subprocess.run(
-    ["git", "-C", str(REPO), "ls-files"], capture_output=True, text=True, check=True).stdout.splitlines() if "/" in p})
+TOP = sorted(
+    {
+        p.split("/")[0]
+        for p in subprocess.run(
+            ["git", "-C", str(REPO), "ls-files"], capture_output=True, text=True, check=True
+        ).stdout.splitlines()
+        if "/" in p
+    }
+)
 PATH = re.compile(r"(?<![\w./-])((?:" + "|".join(re.escape(t) for t in TOP) + r")/[\w./@+-]*)")
 
 
@@ -30,7 +51,7 @@ def _named(text: str, backquoted_only: bool) -> set[str]:
         for match in PATH.finditer(piece):
             path = match.group(1).rstrip(".,:;)")
             end = match.end()
-            if piece[end:end + 1] in "<{*[" and piece[end:end + 1]:
+            if piece[end : end + 1] in "<{*[" and piece[end : end + 1]:
                 continue  # a placeholder or a glob follows
             if not path.startswith(GENERATED):
                 found.add(path)
@@ -54,4 +75,5 @@ def test_every_path_a_config_names_exists(config: str) -> None:
 
 def test_the_check_finds_a_missing_path() -> None:
     assert _named("see `models/staging/nowhere.sql` and `target/x` and `models/<name>.sql`", True) == {
-        "models/staging/nowhere.sql"}
+        "models/staging/nowhere.sql"
+    }

@@ -15,8 +15,18 @@ import pytest
 
 from pipeline_demo import generate as g
 
-HEADER = ["event_id", "event_type", "company_id", "order_id", "order_item_id",
-          "amount_cents", "currency", "event_time", "ingested_at", "version"]
+HEADER = [
+    "event_id",
+    "event_type",
+    "company_id",
+    "order_id",
+    "order_item_id",
+    "amount_cents",
+    "currency",
+    "event_time",
+    "ingested_at",
+    "version",
+]
 PAYLOAD = [c for c in HEADER if c != "ingested_at"]
 NAME_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})_(\d{3})_([a-z]+)\.csv$")
 TS_RE = re.compile(r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}Z| \d{2}:\d{2}:\d{2})$")
@@ -34,6 +44,20 @@ def parse_ts(text: str | None) -> dt.datetime | None:
         return dt.datetime.strptime(s.rstrip("Z").replace("T", " "), "%Y-%m-%d %H:%M:%S")
     except ValueError:
         return None
+
+
+def ts(text: str) -> dt.datetime:
+    """The time of a valid row's timestamp text (the test fails on any other)."""
+    parsed = parse_ts(text)
+    assert parsed is not None, text
+    return parsed
+
+
+def name_parts(name: str) -> re.Match[str]:
+    """A delivery name's day, rank and kind (the test fails on any other name)."""
+    found = NAME_RE.match(name)
+    assert found is not None, name
+    return found
 
 
 def reason(row: dict) -> str | None:
@@ -73,9 +97,9 @@ def read_dir(path: Path) -> list[tuple[str, str, list[dict]]]:
             assert recs[0] == HEADER, p.name
             for rec in recs[1:]:
                 assert len(rec) == 10, (p.name, rec)
-                d = dict(zip(HEADER, rec))
+                d = dict(zip(HEADER, rec, strict=True))
                 d["_file"] = p.name
-                d["_kind"] = NAME_RE.match(p.name).group(3)
+                d["_kind"] = name_parts(p.name).group(3)
                 rows.append(d)
         out.append((p.name, raw, rows))
     return out
@@ -96,14 +120,14 @@ def payload(r: dict) -> tuple:
 
 
 def lateness_s(r: dict) -> float:
-    return (parse_ts(r["ingested_at"]) - parse_ts(r["event_time"])).total_seconds()
+    return (ts(r["ingested_at"]) - ts(r["event_time"])).total_seconds()
 
 
 # ----------------------------------------------------------------------------- format
 
 
 def test_every_file_parses_with_header_and_ten_columns(landing):
-    out, summary, files, rows, _ = landing
+    _out, summary, files, rows, _ = landing
     assert len(files) == summary.files_written == len(summary.files)
     assert [n for n, _, _ in files] == sorted(summary.files)
     for name, raw, _ in files:
@@ -112,8 +136,7 @@ def test_every_file_parses_with_header_and_ten_columns(landing):
             assert raw.startswith(",".join(HEADER) + "\n")
             assert raw.endswith("\n") and "\r" not in raw
     assert len(rows) == summary.rows_written
-    assert Counter(r["_kind"] for r in rows) == Counter(
-        {k: v for k, v in summary.rows_by_kind.items() if v})
+    assert Counter(r["_kind"] for r in rows) == Counter({k: v for k, v in summary.rows_by_kind.items() if v})
     # quoting is exercised: some field needs RFC 4180 quotes and survives the round trip
     assert any("," in r["amount_cents"] or "," in r["event_type"] for r in rows)
 
@@ -180,8 +203,7 @@ def test_redelivered_files_are_byte_identical_to_an_earlier_file(landing):
     assert redeliveries
     assert any(raw for _, raw in redeliveries)
     for name, raw in redeliveries:
-        earlier = [n for n, r, _ in files
-                   if n < name and not n.endswith("_redelivery.csv") and r == raw]
+        earlier = [n for n, r, _ in files if n < name and not n.endswith("_redelivery.csv") and r == raw]
         assert earlier, f"{name} is not a copy of an earlier file"
 
 
@@ -191,7 +213,7 @@ def test_copies_of_an_event_version_keep_their_payload(landing):
     for r in valid:
         groups[(r["event_id"], r["version"])].add(payload(r))
     # re-sent rows: same payload as the original, a different (later) ingested_at
-    originals = {}
+    originals: dict[str, dict] = {}
     for r in valid:
         if r["_kind"] in ("main", "overlap", "outoforder") and r["version"] == "1":
             originals.setdefault(r["event_id"], r)
@@ -200,7 +222,7 @@ def test_copies_of_an_event_version_keep_their_payload(landing):
     for r in resent:
         o = originals[r["event_id"]]
         assert payload(o) == payload(r)
-        assert parse_ts(r["ingested_at"]) > parse_ts(o["ingested_at"])
+        assert ts(r["ingested_at"]) > ts(o["ingested_at"])
     # overlapping files share rows
     by_file = defaultdict(set)
     for r in valid:
@@ -208,8 +230,7 @@ def test_copies_of_an_event_version_keep_their_payload(landing):
     overlaps = [n for n in by_file if n.endswith("_overlap.csv")]
     assert overlaps
     for n in overlaps:
-        shared = [m for m in by_file if m < n and by_file[m] & by_file[n]
-                  and not m.endswith("_redelivery.csv")]
+        shared = [m for m in by_file if m < n and by_file[m] & by_file[n] and not m.endswith("_redelivery.csv")]
         assert shared, n
     # only conflict files introduce a second payload for one (event_id, version)
     conflicting = {k for k, v in groups.items() if len(v) > 1}
@@ -226,41 +247,41 @@ def test_conflicting_copies_exist(landing):
     assert len(conflicts) >= 10
     for k in conflicts[:20]:
         a, b = sorted(groups[k])[:2]
-        diff = [c for c, x, y in zip(PAYLOAD, a, b) if x != y]
+        diff = [c for c, x, y in zip(PAYLOAD, a, b, strict=True) if x != y]
         assert diff == ["amount_cents"], (k, diff)
 
 
 def test_new_versions_change_amount_and_some_move(landing):
     _, _, _, _, valid = landing
-    by_ver = defaultdict(dict)
+    by_ver: defaultdict[str, dict] = defaultdict(dict)
     for r in valid:
         if r["_kind"] != "conflict":  # keep the earliest copy of each version
             cur = by_ver[r["event_id"]].get(int(r["version"]))
-            if cur is None or parse_ts(r["ingested_at"]) < parse_ts(cur["ingested_at"]):
+            if cur is None or ts(r["ingested_at"]) < ts(cur["ingested_at"]):
                 by_ver[r["event_id"]][int(r["version"])] = r
     pairs = [(v[1], v[2]) for v in by_ver.values() if 1 in v and 2 in v]
     assert len(pairs) >= 0.03 * CFG.days * CFG.events_per_day
     assert any(3 in v for v in by_ver.values())
     assert all(a["amount_cents"] != b["amount_cents"] for a, b in pairs)
     for a, b in pairs:  # a new version lands after the one it corrects
-        assert parse_ts(b["ingested_at"]) > parse_ts(a["ingested_at"])
-    day_moves = [p for p in pairs
-                 if abs((parse_ts(p[1]["event_time"]) - parse_ts(p[0]["event_time"]))
-                        .total_seconds()) >= 86400]
-    item_moves = [p for p in pairs if p[0]["order_item_id"] != p[1]["order_item_id"]
-                  and p[0]["company_id"] == p[1]["company_id"]]
+        assert ts(b["ingested_at"]) > ts(a["ingested_at"])
+    day_moves = [p for p in pairs if abs((ts(p[1]["event_time"]) - ts(p[0]["event_time"])).total_seconds()) >= 86400]
+    item_moves = [
+        p for p in pairs if p[0]["order_item_id"] != p[1]["order_item_id"] and p[0]["company_id"] == p[1]["company_id"]
+    ]
     company_moves = [p for p in pairs if p[0]["company_id"] != p[1]["company_id"]]
     assert len(day_moves) >= 5 and len(item_moves) >= 5 and len(company_moves) >= 1
-    assert all(p[0]["currency"] != p[1]["currency"] or
-               (int(p[0]["company_id"][3:]) - int(p[1]["company_id"][3:])) % 3 == 0
-               for p in company_moves)
+    assert all(
+        p[0]["currency"] != p[1]["currency"] or (int(p[0]["company_id"][3:]) - int(p[1]["company_id"][3:])) % 3 == 0
+        for p in company_moves
+    )
     moved = {id(p) for p in day_moves + item_moves + company_moves}
     share = len(moved) / len(pairs)
     assert 0.15 < share < 0.45, share
 
 
 def test_lateness_is_heavy_tailed(landing):
-    _, summary, _, rows, valid = landing
+    _, _summary, _, _rows, valid = landing
     base = [r for r in valid if r["_kind"] in ("main", "outoforder") and r["version"] == "1"]
     lat = sorted(lateness_s(r) for r in base)
     n = len(lat)
@@ -275,8 +296,7 @@ def test_lateness_is_heavy_tailed(landing):
 
 def test_refunds_follow_a_sale_of_the_same_item(landing):
     _, _, _, _, valid = landing
-    v1 = [r for r in valid if r["version"] == "1" and r["_kind"] in ("main", "overlap",
-                                                                         "outoforder")]
+    v1 = [r for r in valid if r["version"] == "1" and r["_kind"] in ("main", "overlap", "outoforder")]
     sales = defaultdict(list)
     for r in v1:
         if r["event_type"] == "sale":
@@ -284,10 +304,13 @@ def test_refunds_follow_a_sale_of_the_same_item(landing):
     refunds = {r["event_id"]: r for r in v1 if r["event_type"] == "refund"}
     assert 0.05 * len(v1) < len(refunds) < 0.15 * len(v1)
     for r in refunds.values():
-        ok = [s for s in sales[(r["company_id"], r["order_item_id"])]
-              if int(s["amount_cents"]) >= int(r["amount_cents"])
-              and parse_ts(s["event_time"]) < parse_ts(r["event_time"])
-              and s["event_id"] < r["event_id"]]
+        ok = [
+            s
+            for s in sales[(r["company_id"], r["order_item_id"])]
+            if int(s["amount_cents"]) >= int(r["amount_cents"])
+            and ts(s["event_time"]) < ts(r["event_time"])
+            and s["event_id"] < r["event_id"]
+        ]
         assert ok, r
 
 
@@ -306,19 +329,28 @@ def test_names_sort_in_delivery_order(landing):
     mtimes = [os.stat(out / n).st_mtime for n in names]
     assert mtimes == sorted(mtimes) and len(set(mtimes)) == len(mtimes)
     per_day = defaultdict(list)
-    for n, m in zip(names, mtimes):
-        date, nnn, _ = NAME_RE.match(n).groups()
-        stamp = dt.datetime.fromtimestamp(m, dt.timezone.utc)
+    for n, m in zip(names, mtimes, strict=True):
+        date, nnn, _ = name_parts(n).groups()
+        stamp = dt.datetime.fromtimestamp(m, dt.UTC)
         assert stamp.date().isoformat() == date
         per_day[date].append(int(nnn))
     assert all(v == list(range(len(v))) for v in per_day.values())
-    kinds = {NAME_RE.match(n).group(3) for n in names}
-    assert {"main", "overlap", "outoforder", "resend", "versions", "conflict", "redelivery",
-            "empty", "headeronly"} <= kinds
-    mtime_of = dict(zip(names, mtimes))
+    kinds = {name_parts(n).group(3) for n in names}
+    assert {
+        "main",
+        "overlap",
+        "outoforder",
+        "resend",
+        "versions",
+        "conflict",
+        "redelivery",
+        "empty",
+        "headeronly",
+    } <= kinds
+    mtime_of = dict(zip(names, mtimes, strict=True))
     for r in valid:
-        ing = parse_ts(r["ingested_at"]).replace(tzinfo=dt.timezone.utc)
-        delivered = dt.datetime.fromtimestamp(mtime_of[r["_file"]], dt.timezone.utc)
+        ing = ts(r["ingested_at"]).replace(tzinfo=dt.UTC)
+        delivered = dt.datetime.fromtimestamp(mtime_of[r["_file"]], dt.UTC)
         assert ing <= delivered, r
         lag = (delivered.date() - ing.date()).days
         if r["_kind"] in ("main", "resend", "versions", "conflict"):
@@ -335,10 +367,21 @@ def test_summary_counts_match_files(landing):
     p = summary.pathologies
     assert p["malformed_rows"] == sum(p[f"malformed_{n}"] for n in g.REASONS)
     assert p["rows_late_gt_72h"] == sum(1 for r in valid if lateness_s(r) > 72 * 3600) + sum(
-        1 for r in rows if reason(r) in (
-            "missing_event_id", "missing_company_id", "missing_order_item_id",
-            "unknown_event_type", "invalid_amount", "negative_amount", "invalid_currency",
-            "invalid_version") and lateness_s(r) > 72 * 3600)
+        1
+        for r in rows
+        if reason(r)
+        in (
+            "missing_event_id",
+            "missing_company_id",
+            "missing_order_item_id",
+            "unknown_event_type",
+            "invalid_amount",
+            "negative_amount",
+            "invalid_currency",
+            "invalid_version",
+        )
+        and lateness_s(r) > 72 * 3600
+    )
 
 
 # ----------------------------------------------------------------------------- CLI
@@ -351,10 +394,27 @@ def test_cli_arguments_and_run(tmp_path, capsys):
     out.mkdir()
     (out / "stale.csv").write_text("old\n")
     (out / "keep.txt").write_text("not a csv\n")
-    args = parser.parse_args(["--out", str(out), "--seed", "5", "--days", "3",
-                              "--events-per-day", "200", "--companies", "3",
-                              "--start-date", "2026-12-01", "--new-version-rate", "0.2",
-                              "--redelivered-file-rate", "0", "--clean"])
+    args = parser.parse_args(
+        [
+            "--out",
+            str(out),
+            "--seed",
+            "5",
+            "--days",
+            "3",
+            "--events-per-day",
+            "200",
+            "--companies",
+            "3",
+            "--start-date",
+            "2026-12-01",
+            "--new-version-rate",
+            "0.2",
+            "--redelivered-file-rate",
+            "0",
+            "--clean",
+        ]
+    )
     for name in g.RATE_FIELDS:
         assert hasattr(args, name)
     assert g.run(args) == 0

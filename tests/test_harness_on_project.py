@@ -3,6 +3,7 @@
 Small deliveries keep CI short; the checks themselves are proven able to fail by the buggy
 fixture projects in tests/harness.
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -21,13 +22,36 @@ def test_harness_all_passes_on_this_project(tmp_path: Path) -> None:
     generate(GeneratorConfig(seed=3, days=3, events_per_day=120, companies=3), deliveries)
     junit, summary = tmp_path / "harness.xml", tmp_path / "harness.md"
     completed = subprocess.run(
-        [sys.executable, "-m", "harness", "all", "--project-dir", str(PROJECT_DIR),
-         "--deliveries", str(deliveries), "--junit", str(junit), "--summary", str(summary),
-         "--work-dir", str(tmp_path / "work"), "--quiet",
-         # crash: fail two models before COMMIT and kill dbt once, in the middle batch only
-         "--fault-var", "rerun_safe_fail_model", "--crash-points", "2", "--kill-points", "1",
-         "--crash-batches", "2"],
-        capture_output=True, text=True, timeout=1500, cwd=PROJECT_DIR,
+        [
+            sys.executable,
+            "-m",
+            "harness",
+            "all",
+            "--project-dir",
+            str(PROJECT_DIR),
+            "--deliveries",
+            str(deliveries),
+            "--junit",
+            str(junit),
+            "--summary",
+            str(summary),
+            "--work-dir",
+            str(tmp_path / "work"),
+            "--quiet",
+            # crash: fail two models before COMMIT and kill dbt once, in the middle batch only
+            "--fault-var",
+            "rerun_safe_fail_model",
+            "--crash-points",
+            "2",
+            "--kill-points",
+            "1",
+            "--crash-batches",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=1500,
+        cwd=PROJECT_DIR,
     )
     assert completed.returncode == 0, completed.stdout[-6000:] + completed.stderr[-3000:]
     suite = ElementTree.parse(junit).getroot().find("testsuite")

@@ -1,5 +1,6 @@
 """The README's layout section matches the tree: every top-level entry and every folder of
 tests/ that git tracks is named there, and every path it names exists."""
+
 from __future__ import annotations
 
 import re

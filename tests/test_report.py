@@ -25,7 +25,7 @@ from tests.pipeline.project import Pipeline, event
 REPO = Path(__file__).resolve().parents[1]
 ARTEFACTS = REPO / "target" / "test-artefacts"
 WINDOW = (1200, 2600)
-# The chart colours (pipeline_demo/report.py): only the embedded PNGs hold them, so finding them
+# The chart colours (pipeline_demo/report_pictures.py): only the embedded PNGs hold them, so finding them
 # in the screenshot means Chromium decoded and drew the pictures.
 STAGED_BLUE, LATE_ORANGE = (0x4C, 0x72, 0xB0), (0xDD, 0x84, 0x52)
 CHROMIUM_FLAGS = (
@@ -89,7 +89,8 @@ class Figures(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         attributes = dict(attrs)
         if tag == "tr":
-            self._run = int(attributes["data-run"]) if attributes.get("data-run") else None
+            run = attributes.get("data-run")
+            self._run = int(run) if run else None
         if tag == "img":
             self.images.append(attributes.get("src") or "")
         if tag == "script":
@@ -245,7 +246,7 @@ def test_a_path_is_data_and_another_watermark_is_flagged(warehouse: Pipeline, tm
 
 def test_a_row_exactly_at_the_watermark_is_on_time_in_the_histogram() -> None:
     """is_late is strictly later than the watermark: the bins hold (lower, upper]."""
-    from pipeline_demo.report import lateness_bins
+    from pipeline_demo.report_pictures import lateness_bins
 
     bins = lateness_bins([(72 * 3600, 5), (72 * 3600 + 1, 7), (0, 1), (-3, 2), (144 * 3600 + 1, 4)], 72)
     on_time = sum(rows for _, low, _, rows in bins if low < 72)

@@ -1,6 +1,7 @@
 """The project's seeds load on every engine: dbt-spark writes a seed's values into its INSERT
 as literals without escaping, so a single quote in a value breaks the seed there (and every
 build after it)."""
+
 from __future__ import annotations
 
 from pathlib import Path

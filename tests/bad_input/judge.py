@@ -4,6 +4,7 @@ Shared by the DuckDB and Postgres tests: `land_catalogue` writes the files, `Fil
 reads what the warehouse made of them (through the pipeline's own query method) and
 `check_file_case` asserts one case's outcome and the conservation of its rows.
 """
+
 from __future__ import annotations
 
 import os
@@ -14,8 +15,14 @@ from tests.bad_input.catalogue import FILE_CASES, HEADER, FileCase, Outcome, csv
 from tests.pipeline.project import Pipeline
 
 CONTRACT_TABLES = (
-    "stg_landing__deliveries", "stg_landing__events", "int_event_copies_classified",
-    "fct_order_items", "fct_daily_revenue", "fct_revenue_ledger", "late_events", "quarantined_events",
+    "stg_landing__deliveries",
+    "stg_landing__events",
+    "int_event_copies_classified",
+    "fct_order_items",
+    "fct_daily_revenue",
+    "fct_revenue_ledger",
+    "late_events",
+    "quarantined_events",
 )
 
 
@@ -36,30 +43,35 @@ def land_catalogue(folder: Path, outside: Path, cases: list[FileCase] = FILE_CAS
 
 @dataclass
 class FileVerdicts:
-    deliveries: dict[str, tuple]          # file_name -> (status, reason, first_error, records)
-    staged: dict[str, int]                # source_file -> staged rows
-    staged_invalid: dict[str, int]        # source_file -> staged rows with a reason
-    quarantined: dict[str, str]           # event_id -> reason
-    quarantined_by_file: dict[str, int]   # source_file -> quarantined rows
-    items: dict[str, tuple]               # order_item_id -> (company_id, net_cents)
-    days: set[tuple]                      # (company_id, revenue_date, net_cents)
-    event_ids: set[str]                   # every event_id staged
+    deliveries: dict[str, tuple]  # file_name -> (status, reason, first_error, records)
+    staged: dict[str, int]  # source_file -> staged rows
+    staged_invalid: dict[str, int]  # source_file -> staged rows with a reason
+    quarantined: dict[str, str]  # event_id -> reason
+    quarantined_by_file: dict[str, int]  # source_file -> quarantined rows
+    items: dict[str, tuple]  # order_item_id -> (company_id, net_cents)
+    days: set[tuple]  # (company_id, revenue_date, net_cents)
+    event_ids: set[str]  # every event_id staged
     tables: set[str]
 
     @classmethod
-    def read(cls, pipeline: Pipeline) -> "FileVerdicts":
+    def read(cls, pipeline: Pipeline) -> FileVerdicts:
         q = pipeline.query
         return cls(
-            deliveries={r[0]: r[1:] for r in q(
-                "select file_name, status, reason, first_error, records from stg_landing__deliveries")},
+            deliveries={
+                r[0]: r[1:]
+                for r in q("select file_name, status, reason, first_error, records from stg_landing__deliveries")
+            },
             staged=dict(q("select source_file, count(*) from stg_landing__events group by 1")),
-            staged_invalid=dict(q(
-                "select source_file, count(*) from stg_landing__events where invalid_reason is not null group by 1")),
+            staged_invalid=dict(
+                q("select source_file, count(*) from stg_landing__events where invalid_reason is not null group by 1")
+            ),
             quarantined=dict(q("select event_id, reason from quarantined_events")),
             quarantined_by_file=dict(q("select source_file, count(*) from quarantined_events group by 1")),
             items={r[0]: r[1:] for r in q("select order_item_id, company_id, net_cents from fct_order_items")},
-            days={(r[0], str(r[1]), int(r[2])) for r in q(
-                "select company_id, revenue_date, sum(net_cents) from fct_daily_revenue group by 1, 2")},
+            days={
+                (r[0], str(r[1]), int(r[2]))
+                for r in q("select company_id, revenue_date, sum(net_cents) from fct_daily_revenue group by 1, 2")
+            },
             event_ids={r[0] for r in q("select event_id from stg_landing__events where event_id is not null")},
             tables={r[0] for r in q("select table_name from information_schema.tables")},
         )

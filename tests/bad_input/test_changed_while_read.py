@@ -28,7 +28,7 @@ def changed_before_staging_reads(monkeypatch: pytest.MonkeyPatch, changes: dict[
     real_add_query = SQLConnectionManager.add_query
     fired: list[str] = []
 
-    def add_query(self, sql: str, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def add_query(self, sql: str, *args, **kwargs):
         if not fired and "_record_number" in sql:
             fired.append(sql)
             for path, change in changes.items():

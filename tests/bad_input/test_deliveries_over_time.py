@@ -1,5 +1,6 @@
 """Deliveries that change, come back fixed, disappear or switch source window between runs,
 on DuckDB: nothing landed is lost or read twice."""
+
 from __future__ import annotations
 
 import os
@@ -58,29 +59,44 @@ def test_same_content_rewritten_is_not_read_again(pipeline: Pipeline) -> None:
 
 def test_a_rejected_file_is_tried_again_when_it_changes(pipeline: Pipeline) -> None:
     """A file rejected for a missing column is fixed in place: the next run loads it; the rejection stays on record."""
-    header = ["event_id", "event_type", "company_id", "order_id", "order_item_id", "currency",
-              "event_time", "ingested_at", "version"]
+    header = [
+        "event_id",
+        "event_type",
+        "company_id",
+        "order_id",
+        "order_item_id",
+        "currency",
+        "event_time",
+        "ingested_at",
+        "version",
+    ]
     pipeline.land("2026-11-01_a.csv", raw=csv_text([row("rf1", "300")], header=header))
     pipeline.land("2026-11-01_b.csv", raw=csv_text([row("rf2", "50")]))
     pipeline.build()
     assert pipeline.net_total() == 50
-    assert pipeline.query("select status, reason from stg_landing__deliveries where file_name = '2026-11-01_a.csv'") == [
-        ("rejected", "incomplete_header")]
+    assert pipeline.query(
+        "select status, reason from stg_landing__deliveries where file_name = '2026-11-01_a.csv'"
+    ) == [("rejected", "incomplete_header")]
     metrics = pipeline.scalar(
-        "select metrics from rerun_safe_run_log where model = 'stg_landing__deliveries' order by run_seq desc limit 1")
+        "select metrics from rerun_safe_run_log where model = 'stg_landing__deliveries' order by run_seq desc limit 1"
+    )
     assert '"files_rejected":1' in metrics.replace(" ", "")
     pipeline.land("2026-11-01_a.csv", raw=csv_text([row("rf1", "300")]))
     pipeline.build()
     assert pipeline.net_total() == 350
-    assert sorted(pipeline.query(
-        "select status from stg_landing__deliveries where file_name = '2026-11-01_a.csv'")) == [("accepted",), ("rejected",)]
+    assert sorted(
+        pipeline.query("select status from stg_landing__deliveries where file_name = '2026-11-01_a.csv'")
+    ) == [("accepted",), ("rejected",)]
 
 
 def test_full_refresh_refuses_when_loaded_files_were_archived(pipeline: Pipeline) -> None:
-    """A loaded file is archived: --full-refresh refuses and names it; with accept_missing_deliveries it publishes without it."""
+    """A loaded file is archived: --full-refresh refuses and names it; with accept_missing_deliveries it publishes
+    without it."""
     pipeline.land("2026-11-01_a.csv", raw=csv_text([row("ar1", "100")]))
-    archived = pipeline.land("2026-11-02_b.csv", raw=csv_text([row("ar2", "40", event_time="2026-11-02T10:00:00Z",
-                                                                    ingested_at="2026-11-02T11:00:00Z")]))
+    archived = pipeline.land(
+        "2026-11-02_b.csv",
+        raw=csv_text([row("ar2", "40", event_time="2026-11-02T10:00:00Z", ingested_at="2026-11-02T11:00:00Z")]),
+    )
     pipeline.build()
     assert pipeline.net_total() == 140
     before = pipeline.business_state()
@@ -110,15 +126,23 @@ def test_an_accepted_file_that_vanishes_before_staging_is_named(pipeline: Pipeli
 
 
 def test_switching_source_window_loses_no_row(pipeline: Pipeline, tmp_path) -> None:
-    """A file whose rows lie outside the lookback window is staged partly in lookback mode; back in files mode the rest loads."""
+    """A file whose rows lie outside the lookback window is staged partly in lookback mode; back in files mode the
+    rest loads."""
     late = dict(event_time="2026-10-01T10:00:00Z", ingested_at="2026-10-01T11:00:00Z")
-    pipeline.land("2026-11-05_a.csv", raw=csv_text([row("sw1", "100", event_time="2026-11-05T10:00:00Z",
-                                                        ingested_at="2026-11-05T11:00:00Z")]))
+    pipeline.land(
+        "2026-11-05_a.csv",
+        raw=csv_text([row("sw1", "100", event_time="2026-11-05T10:00:00Z", ingested_at="2026-11-05T11:00:00Z")]),
+    )
     pipeline.build()
-    pipeline.land("2026-11-05_b.csv", raw=csv_text([
-        row("sw2", "10", event_time="2026-11-05T12:00:00Z", ingested_at="2026-11-05T13:00:00Z"),
-        row("sw3", "1", **late),
-    ]))
+    pipeline.land(
+        "2026-11-05_b.csv",
+        raw=csv_text(
+            [
+                row("sw2", "10", event_time="2026-11-05T12:00:00Z", ingested_at="2026-11-05T13:00:00Z"),
+                row("sw3", "1", **late),
+            ]
+        ),
+    )
     pipeline.build(vars={"source_window": "lookback"})
     assert pipeline.scalar("select count(*) from stg_landing__events") == 2, "lookback skips the old row"
     pipeline.build(vars={"source_window": "files"})
@@ -160,8 +184,9 @@ def _rewrite_in_place(path, text: str) -> None:
 
 
 @pytest.mark.parametrize("inspected_after_s", [0, 1, 2])
-def test_an_inspection_within_2_s_of_the_ctime_is_not_trusted(pipeline: Pipeline, monkeypatch,
-                                                              inspected_after_s: int) -> None:
+def test_an_inspection_within_2_s_of_the_ctime_is_not_trusted(
+    pipeline: Pipeline, monkeypatch, inspected_after_s: int
+) -> None:
     """Inspected 0, 1 or exactly 2 s after the file's ctime, then rewritten with the same size,
     mtime, ctime and inode (one clock tick): the next run inspects the file again and publishes
     the new content."""
@@ -189,8 +214,9 @@ def test_an_inspection_past_2_s_of_the_ctime_is_trusted(pipeline: Pipeline, monk
 
 
 @pytest.mark.parametrize("miscount", [+1, -1], ids=["fewer_staged_than_records", "more_staged_than_records"])
-def test_a_delivery_whose_staged_rows_differ_from_its_records_stops_the_build(pipeline: Pipeline, monkeypatch,
-                                                                             miscount: int) -> None:
+def test_a_delivery_whose_staged_rows_differ_from_its_records_stops_the_build(
+    pipeline: Pipeline, monkeypatch, miscount: int
+) -> None:
     """The conservation check before COMMIT (records in a file = rows staged) fires on both sides:
     the inspection is made to count one record more (a row the reader lost) or one fewer (a row
     read twice) than the two a second delivery holds, and the build stops naming the delivery, with no row

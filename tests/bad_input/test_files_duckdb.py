@@ -2,8 +2,8 @@
 folder whose own name is hostile, on DuckDB: one build must succeed, load each good file
 exactly once under its own name, reject each bad file whole with its reason, quarantine
 each bad row, and lose nothing."""
-from __future__ import annotations
 
+from __future__ import annotations
 
 import pytest
 

@@ -1,5 +1,6 @@
 """The file catalogue on the Postgres target: the same hostile folder, one build, the same
 verdicts, for every case that applies to a server-side reader (the others say why not)."""
+
 from __future__ import annotations
 
 import pytest
@@ -12,7 +13,7 @@ POSTGRES_CASES = [c for c in FILE_CASES if c.postgres]
 
 
 @pytest.fixture(scope="module")
-def verdicts(tmp_path_factory: pytest.TempPathFactory, postgres_server) -> FileVerdicts:  # noqa: F811
+def verdicts(tmp_path_factory: pytest.TempPathFactory, postgres_server) -> FileVerdicts:
     root = tmp_path_factory.mktemp("catalogue_pg")
     pg = PostgresPipeline(root, postgres_server)
     pg.landing = pg.landing / HOSTILE_FOLDER_NAME
@@ -44,8 +45,7 @@ def test_bad_var_fails_before_any_write_on_postgres(case: VarCase, pg: PostgresP
     assert f"var {case.names}" in message, message
     assert case.says in message, message
     assert pg.query(
-        "select count(*) from information_schema.tables where table_name like 'pwned%'"
-        f" or table_schema = '{pg.schema}'"
+        f"select count(*) from information_schema.tables where table_name like 'pwned%' or table_schema = '{pg.schema}'"
     ) == [(0,)]
 
 

@@ -1,5 +1,6 @@
 """The DuckDB plugin's verdict on raw bytes (rerun_safe_duckdb.judge), without dbt: the fast
 path for files without quotes must count and judge exactly as the CSV parser does."""
+
 from __future__ import annotations
 
 import csv
@@ -32,9 +33,11 @@ def test_fast_path_counts_records_like_the_parser(seed: int) -> None:
     assert quoted.records == _parser_records(text) + 1
 
 
-@pytest.mark.parametrize("case", [c for c in FILE_CASES if c.outcome is not Outcome.IGNORED and not c.symlink_to_outside
-                                  and c.recorded_as is None],
-                         ids=lambda c: c.id)
+@pytest.mark.parametrize(
+    "case",
+    [c for c in FILE_CASES if c.outcome is not Outcome.IGNORED and not c.symlink_to_outside and c.recorded_as is None],
+    ids=lambda c: c.id,
+)
 def test_judge_gives_each_catalogue_file_its_verdict(case) -> None:
     verdict = plugin.judge(case.content)
     if case.outcome is Outcome.REJECTED:
@@ -125,7 +128,9 @@ def test_line_ends_are_lf_crlf_or_cr() -> None:
         assert (plugin.judge((end * 3).encode()).reason, plugin.judge((end * 3).encode()).records) == (None, 0)
 
 
-@pytest.mark.parametrize("blank", [" ", "\t", " \t", "\u00a0", "\u3000"], ids=["space", "tab", "space_tab", "nbsp", "ideographic"])
+@pytest.mark.parametrize(
+    "blank", [" ", "\t", " \t", "\u00a0", "\u3000"], ids=["space", "tab", "space_tab", "nbsp", "ideographic"]
+)
 def test_header_names_are_matched_after_trimming_every_blank(blank: str) -> None:
     """docs/bad-input.md: names are matched exactly after trimming blanks, a tab or a no-break
     space after (or before) a name included; the header is kept trimmed."""

@@ -70,9 +70,7 @@ def make_report_warehouse(path: Path, *, balance: bool = True) -> Path:
             "create table int_corrections_recorded (correction_id text, correct_from date, correct_to date, "
             "mark timestamp, recorded_run_seq int)"
         )
-        con.execute(
-            "create table late_events as select 'waiting' as status, null::text as applied_by_correction_id"
-        )
+        con.execute("create table late_events as select 'waiting' as status, null::text as applied_by_correction_id")
         con.execute("create table quarantined_events (id int)")
         con.execute(
             "create table fct_daily_revenue as select 'co1' as company_id, date '2026-11-01' as revenue_date, "
@@ -86,15 +84,15 @@ def make_report_warehouse(path: Path, *, balance: bool = True) -> Path:
 @dataclasses.dataclass(frozen=True)
 class Outcome:
     code: int
-    says: str                   # a phrase the output (stdout on success, stderr on failure) holds
-    names: str = ""             # the value a refusal must name (a Make variable or a flag)
+    says: str  # a phrase the output (stdout on success, stderr on failure) holds
+    names: str = ""  # the value a refusal must name (a Make variable or a flag)
 
 
 @dataclasses.dataclass(frozen=True)
 class Case:
     id: str
-    command: str                # show | report | demo | land
-    make_vars: dict[str, str]   # as `make <command> NAME=value` exports them (RERUN_SAFE_MAKE_<NAME>)
+    command: str  # show | report | demo | land
+    make_vars: dict[str, str]  # as `make <command> NAME=value` exports them (RERUN_SAFE_MAKE_<NAME>)
     outcome: Outcome
     args: tuple[str, ...] = ()  # flags, for cases the Makefile does not pass
 
@@ -102,61 +100,113 @@ class Case:
 OK_SHOW = Outcome(0, "rows of main.fct_daily_revenue")
 CASES: list[Case] = [
     # make show: TABLE is a name of the warehouse's catalog, never SQL; LIMIT a bounded number
-    Case("show_table_sql_injection", "show",
-         {"TABLE": "fct_daily_revenue; create table pwned as select 1", "LIMIT": "5"},
-         Outcome(2, "a table name", "TABLE")),
+    Case(
+        "show_table_sql_injection",
+        "show",
+        {"TABLE": "fct_daily_revenue; create table pwned as select 1", "LIMIT": "5"},
+        Outcome(2, "a table name", "TABLE"),
+    ),
     Case("show_table_quote", "show", {"TABLE": 'fct_daily_revenue" where 1=1 --'}, Outcome(2, "not SQL", "TABLE")),
-    Case("show_table_unknown_suggests_from_warehouse", "show", {"TABLE": "fct_daily_revenu"},
-         Outcome(2, "did you mean fct_daily_revenue?", "TABLE")),
+    Case(
+        "show_table_unknown_suggests_from_warehouse",
+        "show",
+        {"TABLE": "fct_daily_revenu"},
+        Outcome(2, "did you mean fct_daily_revenue?", "TABLE"),
+    ),
     Case("show_table_system_catalog", "show", {"TABLE": "pg_depend"}, Outcome(2, "no such table or view", "TABLE")),
     Case("show_table_case_and_schema", "show", {"TABLE": "main.FCT_DAILY_REVENUE"}, OK_SHOW),
     Case("show_limit_negative", "show", {"LIMIT": "-1"}, Outcome(2, "a whole number from 1 to 100000", "LIMIT")),
     Case("show_limit_sql", "show", {"LIMIT": "1; drop table fct_daily_revenue"}, Outcome(2, "or all", "LIMIT")),
     Case("show_limit_above_bound", "show", {"LIMIT": "100001"}, Outcome(2, "from 1 to 100000", "LIMIT")),
     Case("show_limit_all", "show", {"LIMIT": "all"}, Outcome(0, "2 of 2 rows of main.fct_daily_revenue")),
-    Case("show_limit_default_says_it_is_a_limit", "show", {"LIMIT": "1"},
-         Outcome(0, "1 of 2 rows of main.fct_daily_revenue in")),
-    Case("show_warehouse_missing_not_created", "show", {"WAREHOUSE": "{tmp}/nowhere/w.duckdb"},
-         Outcome(2, "no such file (nothing was created)", "WAREHOUSE")),
+    Case(
+        "show_limit_default_says_it_is_a_limit",
+        "show",
+        {"LIMIT": "1"},
+        Outcome(0, "1 of 2 rows of main.fct_daily_revenue in"),
+    ),
+    Case(
+        "show_warehouse_missing_not_created",
+        "show",
+        {"WAREHOUSE": "{tmp}/nowhere/w.duckdb"},
+        Outcome(2, "no such file (nothing was created)", "WAREHOUSE"),
+    ),
     Case("show_warehouse_is_a_folder", "show", {"WAREHOUSE": "{tmp}"}, Outcome(2, "not a file", "WAREHOUSE")),
-    Case("show_warehouse_not_duckdb", "show", {"WAREHOUSE": "{tmp}/notes.txt"},
-         Outcome(2, "DuckDB cannot open it read-only", "WAREHOUSE")),
-    Case("show_warehouse_control_character", "show", {"WAREHOUSE": "{tmp}/w\n.duckdb"},
-         Outcome(2, "without control characters", "WAREHOUSE")),
+    Case(
+        "show_warehouse_not_duckdb",
+        "show",
+        {"WAREHOUSE": "{tmp}/notes.txt"},
+        Outcome(2, "DuckDB cannot open it read-only", "WAREHOUSE"),
+    ),
+    Case(
+        "show_warehouse_control_character",
+        "show",
+        {"WAREHOUSE": "{tmp}/w\n.duckdb"},
+        Outcome(2, "without control characters", "WAREHOUSE"),
+    ),
     Case("show_flag_names_the_flag", "show", {}, Outcome(2, "a whole number", "--limit"), ("--limit", "0")),
     # make report
-    Case("report_log_without_balance_cents", "report", {"WAREHOUSE": "{tmp}/old/w.duckdb"},
-         Outcome(0, "report: wrote")),
-    Case("report_warehouse_missing", "report", {"WAREHOUSE": "{tmp}/nowhere/w.duckdb"},
-         Outcome(2, "no such file", "WAREHOUSE")),
-    Case("report_page_not_html", "report", {"WAREHOUSE": "{tmp}/w.duckdb", "REPORT": "{tmp}/page.txt"},
-         Outcome(2, "must end in .html", "REPORT")),
+    Case(
+        "report_log_without_balance_cents", "report", {"WAREHOUSE": "{tmp}/old/w.duckdb"}, Outcome(0, "report: wrote")
+    ),
+    Case(
+        "report_warehouse_missing",
+        "report",
+        {"WAREHOUSE": "{tmp}/nowhere/w.duckdb"},
+        Outcome(2, "no such file", "WAREHOUSE"),
+    ),
+    Case(
+        "report_page_not_html",
+        "report",
+        {"WAREHOUSE": "{tmp}/w.duckdb", "REPORT": "{tmp}/page.txt"},
+        Outcome(2, "must end in .html", "REPORT"),
+    ),
     # make demo: refusals come before any dbt run
-    Case("demo_landing_same_name_other_content", "demo",
-         {"LANDING": "{tmp}/landing", "WAREHOUSE": "{tmp}/demo.duckdb"},
-         Outcome(2, "2026-11-01_a.csv", "refusing to start afresh")),
-    Case("demo_landing_link_with_a_delivery_name", "demo",
-         {"LANDING": "{tmp}/linked", "WAREHOUSE": "{tmp}/demo.duckdb"},
-         Outcome(2, "2026-11-01_a.csv", "refusing to start afresh")),
-    Case("demo_delivery_matches_no_batch", "demo", {"DELIVERIES": "{tmp}/unmatched"},
-         Outcome(2, "do not match --batch-pattern", "notes.csv")),
+    Case(
+        "demo_landing_same_name_other_content",
+        "demo",
+        {"LANDING": "{tmp}/landing", "WAREHOUSE": "{tmp}/demo.duckdb"},
+        Outcome(2, "2026-11-01_a.csv", "refusing to start afresh"),
+    ),
+    Case(
+        "demo_landing_link_with_a_delivery_name",
+        "demo",
+        {"LANDING": "{tmp}/linked", "WAREHOUSE": "{tmp}/demo.duckdb"},
+        Outcome(2, "2026-11-01_a.csv", "refusing to start afresh"),
+    ),
+    Case(
+        "demo_delivery_matches_no_batch",
+        "demo",
+        {"DELIVERIES": "{tmp}/unmatched"},
+        Outcome(2, "do not match --batch-pattern", "notes.csv"),
+    ),
     # make land
     Case("land_day_missing", "land", {"DAY": ""}, Outcome(2, "is not given", "DAY")),
     Case("land_day_not_a_date", "land", {"DAY": "2026-11-01; rm -rf ~"}, Outcome(2, "a calendar date", "DAY")),
     Case("land_day_impossible", "land", {"DAY": "2026-02-30"}, Outcome(2, "a calendar date", "DAY")),
-    Case("land_day_without_deliveries", "land", {"DAY": "2026-11-11"},
-         Outcome(2, "no delivery of that day", "DAY")),
-    Case("land_landing_missing", "land", {"DAY": "2026-11-02", "LANDING": "{tmp}/no-landing"},
-         Outcome(2, "no such folder", "LANDING")),
-    Case("land_same_name_other_content", "land", {"DAY": "2026-11-01"},
-         Outcome(2, "exists with other content", "LANDING")),
+    Case("land_day_without_deliveries", "land", {"DAY": "2026-11-11"}, Outcome(2, "no delivery of that day", "DAY")),
+    Case(
+        "land_landing_missing",
+        "land",
+        {"DAY": "2026-11-02", "LANDING": "{tmp}/no-landing"},
+        Outcome(2, "no such folder", "LANDING"),
+    ),
+    Case(
+        "land_same_name_other_content",
+        "land",
+        {"DAY": "2026-11-01"},
+        Outcome(2, "exists with other content", "LANDING"),
+    ),
     Case("land_a_day", "land", {"DAY": "2026-11-02"}, Outcome(0, "1 file(s) of 2026-11-02 copied")),
 ]
 CASE_IDS = [case.id for case in CASES]
 # cases outside CASES: the real make recipes, a build holding the warehouse, dbt seed
 OTHER_CASE_IDS = [
-    "show_path_with_space_through_make", "report_path_with_quote_through_make", "show_while_a_build_holds_it",
-    "show_holder_file_is_a_fifo", "seed_without_landing_folder",
+    "show_path_with_space_through_make",
+    "report_path_with_quote_through_make",
+    "show_while_a_build_holds_it",
+    "show_holder_file_is_a_fifo",
+    "seed_without_landing_folder",
 ]
 DELIVERY = "event_id,amount_cents\nd1,100\n"
 
@@ -200,8 +250,11 @@ def _snapshot(root: Path) -> dict[str, bytes | str]:
 
 
 def _run(case: Case, root: Path, monkeypatch: pytest.MonkeyPatch) -> int:
-    defaults = {"WAREHOUSE": str(root / "w.duckdb"), "LANDING": str(root / "landing"),
-                "DELIVERIES": str(root / "data" / "deliveries")}
+    defaults = {
+        "WAREHOUSE": str(root / "w.duckdb"),
+        "LANDING": str(root / "landing"),
+        "DELIVERIES": str(root / "data" / "deliveries"),
+    }
     for name, value in {**defaults, **case.make_vars}.items():
         monkeypatch.setenv("RERUN_SAFE_MAKE_" + name, value.replace("{tmp}", str(root)))
     demo = ("--project-dir", str(FIXTURE_PROJECT), "--target-path", str(root / "dbt-target"))
@@ -235,7 +288,10 @@ def _make(*args: str) -> subprocess.CompletedProcess[str]:
     """The real recipe, with this interpreter's folder as the venv's bin and setup taken as done."""
     return subprocess.run(
         ["make", "-s", "-C", str(REPO), "-o", ".venv/.installed", f"BIN={Path(sys.executable).parent}", *args],
-        capture_output=True, text=True, timeout=300, check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
 
 

@@ -8,6 +8,7 @@ project owes it; the tests below check each one, mostly by calling the plugin's 
 by another process while its holder file is a FIFO, and a `dbt run-operation
 rerun_safe_upgrade` on a path with no warehouse.
 """
+
 from __future__ import annotations
 
 import contextvars
@@ -39,44 +40,86 @@ class LockCase:
     """One bad input at the writer lock, its holder file, an operation or the DuckDB file."""
 
     id: str
-    entry: str    # where it enters
-    bad: str      # the input
+    entry: str  # where it enters
+    bad: str  # the input
     outcome: str  # what the project owes it
 
 
 LOCK_CASES: list[LockCase] = [
-    LockCase("holder_tmp_symlink", "holder file (written)",
-             "a symlink planted at `<warehouse>.holder.json.<pid>.tmp`, the temporary name builds used",
-             "not followed: its target is unchanged; the record goes to a new file of a random name"),
-    LockCase("holder_file_private", "holder file (written)", "a command line with secrets in --vars",
-             "the holder file is readable by its owner only (mode 0600)"),
-    LockCase("holder_symlink", "holder file (written)", "`<warehouse>.holder.json` is a symlink",
-             "left alone (not followed, not replaced); no record is written; one line says so"),
-    LockCase("holder_fifo", "holder file (read)", "`<warehouse>.holder.json` is a FIFO while another process "
-             "holds the warehouse", "the waiter does not block: no record shown; it gives up after "
-             "`rerun_safe_lock_timeout_seconds`"),
-    LockCase("holder_read_through_symlink", "holder file (read)",
-             "`<warehouse>.holder.json` is a symlink to a valid record", "not followed: no record shown"),
-    LockCase("holder_oversized", "holder file (read)", "a holder file over 64 KiB (a valid record padded)",
-             "not read: no record shown"),
-    LockCase("holder_forged_controls", "holder file (read)",
-             "escape sequences, newlines, C1 controls and a fake `rerun_safe:` line in the record, and in "
-             "the program name DuckDB reports", "each shown with every control character replaced by `?`: "
-             "the message stays one line"),
-    LockCase("holder_forged_long_line", "holder file (read)", "a command of 5,446 characters",
-             "cut: at most 200 characters of it are shown"),
-    LockCase("waiter_announces_under_quiet", "a waiting process", "`dbt show --quiet` (`make show`) while a "
-             "build holds the warehouse", "one line on stderr, once: that it waits, how long at most, and for "
-             "whom (sanitized)"),
-    LockCase("upgrade_without_warehouse", "dbt run-operation", "`dbt run-operation rerun_safe_upgrade` (or "
-             "`release_warehouse_lease`) on a DBT_DUCKDB_PATH with no warehouse",
-             "refused in one line naming DBT_DUCKDB_PATH and the path; no file is created"),
-    LockCase("duckdb_path_control_character", "profile", "DBT_DUCKDB_PATH holding a newline or ESC",
-             "refused in one line naming DBT_DUCKDB_PATH; no file is created"),
+    LockCase(
+        "holder_tmp_symlink",
+        "holder file (written)",
+        "a symlink planted at `<warehouse>.holder.json.<pid>.tmp`, the temporary name builds used",
+        "not followed: its target is unchanged; the record goes to a new file of a random name",
+    ),
+    LockCase(
+        "holder_file_private",
+        "holder file (written)",
+        "a command line with secrets in --vars",
+        "the holder file is readable by its owner only (mode 0600)",
+    ),
+    LockCase(
+        "holder_symlink",
+        "holder file (written)",
+        "`<warehouse>.holder.json` is a symlink",
+        "left alone (not followed, not replaced); no record is written; one line says so",
+    ),
+    LockCase(
+        "holder_fifo",
+        "holder file (read)",
+        "`<warehouse>.holder.json` is a FIFO while another process holds the warehouse",
+        "the waiter does not block: no record shown; it gives up after `rerun_safe_lock_timeout_seconds`",
+    ),
+    LockCase(
+        "holder_read_through_symlink",
+        "holder file (read)",
+        "`<warehouse>.holder.json` is a symlink to a valid record",
+        "not followed: no record shown",
+    ),
+    LockCase(
+        "holder_oversized",
+        "holder file (read)",
+        "a holder file over 64 KiB (a valid record padded)",
+        "not read: no record shown",
+    ),
+    LockCase(
+        "holder_forged_controls",
+        "holder file (read)",
+        "escape sequences, newlines, C1 controls and a fake `rerun_safe:` line in the record, and in "
+        "the program name DuckDB reports",
+        "each shown with every control character replaced by `?`: the message stays one line",
+    ),
+    LockCase(
+        "holder_forged_long_line",
+        "holder file (read)",
+        "a command of 5,446 characters",
+        "cut: at most 200 characters of it are shown",
+    ),
+    LockCase(
+        "waiter_announces_under_quiet",
+        "a waiting process",
+        "`dbt show --quiet` (`make show`) while a build holds the warehouse",
+        "one line on stderr, once: that it waits, how long at most, and for whom (sanitized)",
+    ),
+    LockCase(
+        "upgrade_without_warehouse",
+        "dbt run-operation",
+        "`dbt run-operation rerun_safe_upgrade` (or `release_warehouse_lease`) on a DBT_DUCKDB_PATH with no warehouse",
+        "refused in one line naming DBT_DUCKDB_PATH and the path; no file is created",
+    ),
+    LockCase(
+        "duckdb_path_control_character",
+        "profile",
+        "DBT_DUCKDB_PATH holding a newline or ESC",
+        "refused in one line naming DBT_DUCKDB_PATH; no file is created",
+    ),
     LockCase("memory_limit_none", "profile", "`DBT_DUCKDB_MEMORY_LIMIT=-1`", "accepted: no memory limit"),
-    LockCase("warehouse_cut_in_overflow_block", "warehouse file", "a warehouse cut inside the overflow "
-             "block of a table's long strings, the last block it uses", "refused before any node runs, "
-             "naming the file"),
+    LockCase(
+        "warehouse_cut_in_overflow_block",
+        "warehouse file",
+        "a warehouse cut inside the overflow block of a table's long strings, the last block it uses",
+        "refused before any node runs, naming the file",
+    ),
 ]
 
 
@@ -107,10 +150,16 @@ PROFILE_CASES: list[ProfileCase] = [
     ProfileCase("spark_dir_newline", "spark", "RERUN_SAFE_SPARK_DIR", "target/a\nb", "without blanks"),
     ProfileCase("thrift_host_empty", "spark_thrift", "RERUN_SAFE_SPARK_THRIFT_HOST", "", "host name"),
     ProfileCase("thrift_host_newline", "spark_thrift", "RERUN_SAFE_SPARK_THRIFT_HOST", "spark\nhost", "host name"),
-    ProfileCase("thrift_port_out_of_range", "spark_thrift", "RERUN_SAFE_SPARK_THRIFT_PORT", "70000",
-                "port number from 1 to 65535"),
-    ProfileCase("thrift_port_quote", "spark_thrift", "RERUN_SAFE_SPARK_THRIFT_PORT", "10'000",
-                "port number from 1 to 65535"),
+    ProfileCase(
+        "thrift_port_out_of_range",
+        "spark_thrift",
+        "RERUN_SAFE_SPARK_THRIFT_PORT",
+        "70000",
+        "port number from 1 to 65535",
+    ),
+    ProfileCase(
+        "thrift_port_quote", "spark_thrift", "RERUN_SAFE_SPARK_THRIFT_PORT", "10'000", "port number from 1 to 65535"
+    ),
     ProfileCase("thrift_user_blank", "spark_thrift", "RERUN_SAFE_SPARK_THRIFT_USER", "a b", "user name"),
     ProfileCase("thrift_schema_not_identifier", "spark_thrift", "RERUN_SAFE_SPARK_SCHEMA", "x-y", "database name"),
 ]
@@ -141,6 +190,7 @@ def outside_dbt(monkeypatch: pytest.MonkeyPatch) -> None:
 
 # --- the holder file, as a build writes it ------------------------------------------------------
 
+
 def test_a_link_planted_at_the_holders_temporary_name_is_not_followed(tmp_path: Path, outside_dbt: None) -> None:
     """holder_tmp_symlink and holder_file_private, through the plugin's hook with a real DuckDB file."""
     assert case("holder_tmp_symlink") and case("holder_file_private")
@@ -160,11 +210,14 @@ def test_a_link_planted_at_the_holders_temporary_name_is_not_followed(tmp_path: 
     assert stat.S_IMODE(mode) == 0o600, oct(stat.S_IMODE(mode))
     assert json.loads(holder.read_text())["pid"] == os.getpid()
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        [warehouse.name, holder.name, planted.name, victim.name]), "a temporary file was left behind"
+        [warehouse.name, holder.name, planted.name, victim.name]
+    ), "a temporary file was left behind"
 
 
 def test_a_holder_file_that_is_a_symlink_is_left_alone(
-    tmp_path: Path, outside_dbt: None, capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    outside_dbt: None,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert case("holder_symlink")
     warehouse = tmp_path / "warehouse.duckdb"
@@ -181,6 +234,7 @@ def test_a_holder_file_that_is_a_symlink_is_left_alone(
 
 
 # --- the holder file, as a waiter reads it --------------------------------------------------------
+
 
 def _record(pid: int, **fields: Any) -> dict[str, Any]:
     return {"invocation_id": "a1b2", "pid": pid, "command": "dbt build", "since": "2026-11-01 10:00:00", **fields}
@@ -250,6 +304,7 @@ def test_a_forged_holder_file_is_shown_on_one_line_and_cut(tmp_path: Path) -> No
 
 # --- a waiting process says so --------------------------------------------------------------------
 
+
 class _Held(Exception):
     pass
 
@@ -261,23 +316,33 @@ def _held_three_times() -> Callable[..., str]:
     def connect(path: str, read_only: bool, config: dict[str, Any]) -> str:
         calls["n"] += 1
         if calls["n"] <= 3:
-            raise _Held(f'IO Error: Could not set lock on file "{path}": Conflicting lock is held in '
-                        "/usr/bin/python3\x1b[31m (PID 4242). See also https://duckdb.org/docs/concurrency")
+            raise _Held(
+                f'IO Error: Could not set lock on file "{path}": Conflicting lock is held in '
+                "/usr/bin/python3\x1b[31m (PID 4242). See also https://duckdb.org/docs/concurrency"
+            )
         return "connection"
 
     return connect
 
 
 def test_a_waiter_says_once_that_it_waits_and_for_whom(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert case("waiter_announces_under_quiet")
     monkeypatch.setattr(writer_lock, "console_shows_info", lambda: False)  # as under --quiet
     warehouse = str(tmp_path / "warehouse.duckdb")
     Path(writer_lock.holder_file(warehouse)).write_text(json.dumps(FORGED))
     now = [0.0]
-    got = writer_lock.acquire(warehouse, {}, 60, connect=_held_three_times(),
-                              clock=lambda: now[0], sleep=lambda s: now.__setitem__(0, now[0] + s))
+    got = writer_lock.acquire(
+        warehouse,
+        {},
+        60,
+        connect=_held_three_times(),
+        clock=lambda: now[0],
+        sleep=lambda s: now.__setitem__(0, now[0] + s),
+    )
     assert got == "connection"
     said = capsys.readouterr().err.splitlines()
     assert len(said) == 1, said  # once, though it polled three times
@@ -317,18 +382,34 @@ def test_dbt_show_quiet_waits_aloud_and_a_fifo_holder_file_does_not_hang_it(tmp_
     --quiet`; another process holds the warehouse and its holder file is a FIFO."""
     warehouse = tmp_path / "warehouse.duckdb"
     (tmp_path / "landing").mkdir()
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(warehouse)],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(warehouse)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         os.mkfifo(writer_lock.holder_file(str(warehouse)))
         started = time.monotonic()
         show = subprocess.Popen(
-            [str(DBT), "show", "--quiet", "--inline", "select 1 as one", "--project-dir", str(PROJECT_DIR),
-             "--profiles-dir", str(PROJECT_DIR), "--target-path", str(tmp_path / "target"),
-             "--vars", json.dumps({"landing_path": str(tmp_path / "landing"), writer_lock.VAR: 2})],
-            env={**os.environ, "DBT_DUCKDB_PATH": str(warehouse)}, cwd=tmp_path,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            [
+                str(DBT),
+                "show",
+                "--quiet",
+                "--inline",
+                "select 1 as one",
+                "--project-dir",
+                str(PROJECT_DIR),
+                "--profiles-dir",
+                str(PROJECT_DIR),
+                "--target-path",
+                str(tmp_path / "target"),
+                "--vars",
+                json.dumps({"landing_path": str(tmp_path / "landing"), writer_lock.VAR: 2}),
+            ],
+            env={**os.environ, "DBT_DUCKDB_PATH": str(warehouse)},
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         try:
             out, err = show.communicate(timeout=240)
@@ -355,8 +436,10 @@ def test_dbt_show_quiet_waits_aloud_and_a_fifo_holder_file_does_not_hang_it(tmp_
 
 # --- maintenance operations need a warehouse -------------------------------------------------------
 
+
 def test_an_operation_on_a_path_without_a_warehouse_is_refused_before_the_file_exists(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     assert case("upgrade_without_warehouse")
     warehouse = tmp_path / "nowhere.duckdb"
@@ -379,15 +462,17 @@ def test_an_operation_on_a_path_without_a_warehouse_is_refused_before_the_file_e
 def test_the_invoked_operation_is_read_from_dbts_flags(monkeypatch: pytest.MonkeyPatch) -> None:
     import dbt.flags
 
-    monkeypatch.setattr(dbt.flags, "get_flags",
-                        lambda: SimpleNamespace(WHICH="run-operation", MACRO="rerun_safe.rerun_safe_upgrade"))
+    monkeypatch.setattr(
+        dbt.flags, "get_flags", lambda: SimpleNamespace(WHICH="run-operation", MACRO="rerun_safe.rerun_safe_upgrade")
+    )
     assert profile_check.invoked_operation() == "rerun_safe_upgrade"
     monkeypatch.setattr(dbt.flags, "get_flags", lambda: SimpleNamespace(WHICH="build", MACRO=None))
     assert profile_check.invoked_operation() is None
 
 
 def test_dbt_run_operation_rerun_safe_upgrade_creates_no_warehouse(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     pipeline = Pipeline(tmp_path)
     assert not pipeline.warehouse.exists()
@@ -397,17 +482,22 @@ def test_dbt_run_operation_rerun_safe_upgrade_creates_no_warehouse(
     assert not result.success
     named = [line for line in printed.splitlines() if "rerun_safe: env var DBT_DUCKDB_PATH names no warehouse" in line]
     assert len(named) == 1, printed
-    assert "('warehouse.duckdb' does not exist): dbt run-operation rerun_safe_upgrade works on an existing " \
-           "warehouse and created nothing" in named[0], named
+    assert (
+        "('warehouse.duckdb' does not exist): dbt run-operation rerun_safe_upgrade works on an existing "
+        "warehouse and created nothing" in named[0]
+    ), named
     assert "Traceback" not in printed
     assert not pipeline.warehouse.exists(), "the upgrade created a warehouse file"
 
 
 # --- the DuckDB profile ----------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("path_name", ["ware\nhouse.duckdb", "ware\x1b[2Jhouse.duckdb", "ware\x85.duckdb"])
 def test_a_warehouse_path_with_a_control_character_is_refused_before_the_file_exists(
-    tmp_path: Path, outside_dbt: None, path_name: str,
+    tmp_path: Path,
+    outside_dbt: None,
+    path_name: str,
 ) -> None:
     assert case("duckdb_path_control_character")
     warehouse = tmp_path / path_name
@@ -426,7 +516,7 @@ def test_memory_limit_minus_one_means_no_limit_and_is_accepted(limit: str) -> No
     connection = duckdb.connect()
     try:  # dbt-duckdb sets it so on every cursor: DuckDB reads -1 as no limit
         connection.execute(f"set memory_limit = '{limit}'")
-        assert "PiB" in connection.execute("select current_setting('memory_limit')").fetchone()[0]
+        assert "PiB" in connection.execute("select current_setting('memory_limit')").fetchall()[0][0]
     finally:
         connection.close()
     with pytest.raises(profile_check.ProfileError):
@@ -434,6 +524,7 @@ def test_memory_limit_minus_one_means_no_limit_and_is_accepted(limit: str) -> No
 
 
 # --- a warehouse cut only in an overflow block -----------------------------------------------------
+
 
 def _overflow_last_warehouse(path: Path) -> tuple[int, int]:
     """A warehouse whose last used block holds only overflow strings of a table (its segment
@@ -449,9 +540,9 @@ def _overflow_last_warehouse(path: Path) -> tuple[int, int]:
         segments, overflow = connection.execute(
             "select max(block_id), max(list_max(additional_block_ids)) from pragma_storage_info('notes')"
             " where persistent"
-        ).fetchone()
-        metadata = connection.execute("select max(block_id) from pragma_metadata_info()").fetchone()[0]
-        block_size = connection.execute("select block_size from pragma_database_size()").fetchone()[0]
+        ).fetchall()[0]
+        metadata = connection.execute("select max(block_id) from pragma_metadata_info()").fetchall()[0][0]
+        block_size = connection.execute("select block_size from pragma_database_size()").fetchall()[0][0]
     finally:
         connection.close()
     assert overflow is not None and overflow > max(segments, metadata), (
@@ -477,6 +568,7 @@ def test_a_warehouse_cut_only_in_a_tables_overflow_block_is_refused(tmp_path: Pa
 
 
 # --- the Postgres and Spark profiles ---------------------------------------------------------------
+
 
 def _render(target: str, env: dict[str, str]) -> str:
     """profiles.yml's `target` rendered as dbt renders it with `env`: '' when it renders, else
@@ -512,7 +604,8 @@ def test_a_bad_profile_setting_fails_in_one_line_naming_its_env_var(profile_case
     assert sentence.startswith(f"rerun_safe: env var {profile_case.name} must be"), line
     shown = sentence.split("; got ", 1)[1].rsplit("' into type", 1)[0]
     assert len(shown) <= 100 and shown == "".join(
-        "?" if ord(char) < 32 or 127 <= ord(char) < 160 else char for char in profile_case.value[:100]), shown
+        "?" if ord(char) < 32 or 127 <= ord(char) < 160 else char for char in profile_case.value[:100]
+    ), shown
 
 
 @pytest.mark.parametrize("target", ["postgres", "spark", "spark_thrift"])

@@ -170,9 +170,27 @@ def test_the_cli_says_one_line_naming_the_flag_and_writes_nothing(tmp_path: Path
     work = tmp_path / "work"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
-        [sys.executable, "-m", "harness", "keys", "--project-dir", str(CORRECT), "--split-source", "curr*",
-         "--by", "currency_code", "--work-dir", str(work), "--quiet"],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120, check=False,
+        [
+            sys.executable,
+            "-m",
+            "harness",
+            "keys",
+            "--project-dir",
+            str(CORRECT),
+            "--split-source",
+            "curr*",
+            "--by",
+            "currency_code",
+            "--work-dir",
+            str(work),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 2, done.stderr
     assert done.stderr.splitlines() == [
@@ -180,12 +198,26 @@ def test_the_cli_says_one_line_naming_the_flag_and_writes_nothing(tmp_path: Path
         "(names are taken literally, never as a pattern; close seed names: currencies)"
     ], done.stderr
     assert done.stdout == "" and list(work.iterdir()) == []
-    code = main([
-        "keys", "--project-dir", str(CORRECT), "--split-source", "currencies", "--by", "currency_code",
-        "--batches", str(10**10), "--work-dir", str(work), "--quiet",
-    ])
+    code = main(
+        [
+            "keys",
+            "--project-dir",
+            str(CORRECT),
+            "--split-source",
+            "currencies",
+            "--by",
+            "currency_code",
+            "--batches",
+            str(10**10),
+            "--work-dir",
+            str(work),
+            "--quiet",
+        ]
+    )
     err = capsys.readouterr().err
-    assert code == 2 and err.splitlines() == [f"rerun-safe: --batches must be a whole number from 1 to {MAX_BATCHES}, got {10**10}"]
+    assert code == 2 and err.splitlines() == [
+        f"rerun-safe: --batches must be a whole number from 1 to {MAX_BATCHES}, got {10**10}"
+    ]
     assert list(work.iterdir()) == []
 
 

@@ -1,5 +1,6 @@
 """Bad configuration fails before any write, with a message that names the var and what it
 accepts; a value crafted as SQL never runs. One dbt invocation per case, on DuckDB."""
+
 from __future__ import annotations
 
 import pytest
@@ -32,7 +33,8 @@ def test_an_existing_but_empty_landing_folder_is_fine(pipeline: Pipeline) -> Non
 
 @pytest.mark.parametrize("name", project_vars())
 def test_sql_in_any_var_never_runs(name: str, pipeline: Pipeline) -> None:
-    """Every var the project reads, set to a statement that would create a table: it is refused, or read as plain data."""
+    """Every var the project reads, set to a statement that would create a table: it is refused, or read as plain
+    data."""
     check_sql_in_var(pipeline, name)
     tables = pipeline.query("select table_name from information_schema.tables") if pipeline.warehouse.exists() else []
     assert not [t for (t,) in tables if t.startswith("pwned")]
@@ -40,20 +42,32 @@ def test_sql_in_any_var_never_runs(name: str, pipeline: Pipeline) -> None:
 
 # A valid value of every var the project reads (defaults, or harmless test values).
 VALID_VALUES: dict[str, object] = {
-    "landing_path": "landing", "allowed_lateness_hours": 72, "lookback_hours": 96, "source_window": "files",
-    "correct_from": "2026-11-01", "correct_to": "2026-11-01", "max_amount_cents": 10**12,
-    "max_event_time_ahead_hours": 24, "accept_missing_deliveries": False,
-    "rerun_safe_fail_model": "no_such_model", "rerun_safe_lock_timeout_seconds": 0,
-    "rerun_safe_lease_stale_seconds": 0, "max_ingested_ahead_hours": 24, "rerun_safe_now": "2026-11-01T12:00:00Z",
+    "landing_path": "landing",
+    "allowed_lateness_hours": 72,
+    "lookback_hours": 96,
+    "source_window": "files",
+    "correct_from": "2026-11-01",
+    "correct_to": "2026-11-01",
+    "max_amount_cents": 10**12,
+    "max_event_time_ahead_hours": 24,
+    "accept_missing_deliveries": False,
+    "rerun_safe_fail_model": "no_such_model",
+    "rerun_safe_lock_timeout_seconds": 0,
+    "rerun_safe_lease_stale_seconds": 0,
+    "max_ingested_ahead_hours": 24,
+    "rerun_safe_now": "2026-11-01T12:00:00Z",
 }
 
 
-@pytest.mark.parametrize("typo, nearest", [
-    ("alowed_lateness_hours", "allowed_lateness_hours"),
-    ("Landing_Path", "landing_path"),
-    ("max_amount", "max_amount_cents"),
-    ("rerun_safe_fail_modle", "rerun_safe_fail_model"),
-])
+@pytest.mark.parametrize(
+    "typo, nearest",
+    [
+        ("alowed_lateness_hours", "allowed_lateness_hours"),
+        ("Landing_Path", "landing_path"),
+        ("max_amount", "max_amount_cents"),
+        ("rerun_safe_fail_modle", "rerun_safe_fail_model"),
+    ],
+)
 def test_an_unknown_var_fails_naming_it_and_the_nearest_name(typo: str, nearest: str, pipeline: Pipeline) -> None:
     """A var the project does not read would silently leave the default in force: it stops the
     run before any write (no run registered, no table), naming the var and the nearest known name."""
@@ -85,7 +99,9 @@ def test_the_amount_bound_cannot_be_raised_beyond_what_64_bit_sums_hold(pipeline
     for too_large in (10**12 + 1, 10**15):
         result = pipeline.dbt("build", vars={"max_amount_cents": too_large})
         message = " ".join(result.messages.values())
-        assert not result.success and "var max_amount_cents must be a whole number from 1 to 1000000000000" in message, message
+        assert (
+            not result.success and "var max_amount_cents must be a whole number from 1 to 1000000000000" in message
+        ), message
     pipeline.build(vars={"max_amount_cents": 10**12})
 
 
@@ -120,14 +136,21 @@ def test_rows_accepted_above_the_bound_are_named_and_a_full_refresh_repairs(pipe
 def _clock_verdicts(pipeline: Pipeline) -> dict[str, tuple]:
     """event_id -> (staged reason, quarantined reason, quarantined file and line, staged file and
     line, the revenue day it is published on or None)."""
-    staged = {r[0]: r[1:] for r in pipeline.query(
-        "select event_id, invalid_reason, source_file, source_line from stg_landing__events")}
-    quarantined = {r[0]: r[1:] for r in pipeline.query(
-        "select event_id, reason, source_file, source_line from quarantined_events")}
+    staged = {
+        r[0]: r[1:]
+        for r in pipeline.query("select event_id, invalid_reason, source_file, source_line from stg_landing__events")
+    }
+    quarantined = {
+        r[0]: r[1:] for r in pipeline.query("select event_id, reason, source_file, source_line from quarantined_events")
+    }
     published_days = {str(d) for (d,) in pipeline.query("select revenue_date from fct_daily_revenue")}
-    days = {item: day for item, day in pipeline.query(
-        "select order_item_id, cast(cast(first_event_time as date) as varchar) from fct_order_items")
-        if day in published_days}
+    days = {
+        item: day
+        for item, day in pipeline.query(
+            "select order_item_id, cast(cast(first_event_time as date) as varchar) from fct_order_items"
+        )
+        if day in published_days
+    }
     return {
         event_id: (reason, *quarantined.get(event_id, (None, None, None)), file, line, days.get("i-" + event_id))
         for event_id, (reason, file, line) in staged.items()
@@ -149,12 +172,13 @@ def test_ingested_in_future_is_judged_by_the_clock_of_the_deliverys_first_run(en
             if case.now == now:
                 pipeline.land(case.name, [case.row])
         pipeline.build(vars={"rerun_safe_now": now})
-    assert [str(t) for (t,) in pipeline.query("select started_at from rerun_safe_runs order by run_seq")] == \
-        [str(parse_timestamp(now)) for now in nows]
+    assert [str(t) for (t,) in pipeline.query("select started_at from rerun_safe_runs order by run_seq")] == [
+        str(parse_timestamp(now)) for now in nows
+    ]
     first = _clock_verdicts(pipeline)
     for case in CLOCK_CASES:
         event_id = case.row["event_id"]
-        reason, quarantined, q_file, q_line, file, line, day = first[event_id]
+        reason, quarantined, q_file, q_line, _file, _line, day = first[event_id]
         assert (reason, quarantined) == (case.reason, case.reason), (case.id, first[event_id])
         if case.reason is None:
             assert day == case.row["event_time"][:10], (case.id, first[event_id])
@@ -162,7 +186,9 @@ def test_ingested_in_future_is_judged_by_the_clock_of_the_deliverys_first_run(en
             assert (q_file, q_line, day) == (case.name, 2, None), (case.id, first[event_id])
     first_clocks = {case.name: parse_timestamp(case.now) for case in CLOCK_CASES}
     expected = run_oracle(read_landing(pipeline.landing), now=first_clocks)
-    oracle_rows = [(q.source_file, int(q.source_line), q.reason) for q in expected.quarantined_events.itertuples()]
+    oracle_rows = [
+        (q["source_file"], int(q["source_line"]), q["reason"]) for q in expected.quarantined_events.to_dict("records")
+    ]
     assert sorted(oracle_rows) == sorted((v[4], v[5], v[0]) for v in first.values() if v[0] is not None)
     pipeline.build()
     assert _clock_verdicts(pipeline) == first

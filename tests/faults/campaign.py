@@ -16,6 +16,7 @@ Knobs (environment):
   SHORT_POINTS (the short form inside `make test`).
 - `FAULT_POINTS=17,203`: replay exactly these statement numbers (overrides the two above).
 """
+
 from __future__ import annotations
 
 import difflib
@@ -83,7 +84,7 @@ def draw_points(total: int, count: int, seed: int, adapter: str) -> list[int]:
     return [1 + int((i + rng.random()) * total / count) for i in range(count)]
 
 
-def bench_points(bench: "Bench", adapter: str) -> list[int]:
+def bench_points(bench: Bench, adapter: str) -> list[int]:
     """The kill points of this run for `bench` (seeded, or FAULT_POINTS), printed with their
     statements so that a failing point can be read and replayed."""
     drawn = draw_points(len(bench.statements), point_count(), seed(), adapter)
@@ -96,8 +97,10 @@ def bench_points(bench: "Bench", adapter: str) -> list[int]:
 def state(pipeline: Pipeline) -> dict[str, list[tuple]]:
     """Business tables, quarantine, late queue, ledger (posting ids included), and the copies,
     staged rows and correction log; the run log and the registry tables are not compared."""
-    return {**engine_state(pipeline),
-            **{name: sorted(pipeline.query(sql), key=repr) for name, sql in EXTRA_STATE.items()}}
+    return {
+        **engine_state(pipeline),
+        **{name: sorted(pipeline.query(sql), key=repr) for name, sql in EXTRA_STATE.items()},
+    }
 
 
 def differences(clean: dict[str, list[tuple]], got: dict[str, list[tuple]], limit: int = 12) -> str:
@@ -106,15 +109,22 @@ def differences(clean: dict[str, list[tuple]], got: dict[str, list[tuple]], limi
     for name in clean:
         if clean[name] == got.get(name):
             continue
-        diff = [line for line in difflib.unified_diff([repr(r) for r in clean[name]],
-                                                      [repr(r) for r in got.get(name, [])], lineterm="", n=0)
-                if line[:1] in "+-" and line[:3] not in ("+++", "---")]
-        out.append(f"{name}: {len(clean[name])} clean rows, {len(got.get(name, []))} after the repair\n  "
-                   + "\n  ".join(diff[:limit]) + (f"\n  ... {len(diff) - limit} more" if len(diff) > limit else ""))
+        diff = [
+            line
+            for line in difflib.unified_diff(
+                [repr(r) for r in clean[name]], [repr(r) for r in got.get(name, [])], lineterm="", n=0
+            )
+            if line[:1] in "+-" and line[:3] not in ("+++", "---")
+        ]
+        out.append(
+            f"{name}: {len(clean[name])} clean rows, {len(got.get(name, []))} after the repair\n  "
+            + "\n  ".join(diff[:limit])
+            + (f"\n  ... {len(diff) - limit} more" if len(diff) > limit else "")
+        )
     return "\n".join(out)
 
 
-def repair(bench: "Bench", what: str) -> None:
+def repair(bench: Bench, what: str) -> None:
     """The next build after a fault; a failure names the fault (seed, point, statement, replay)."""
     try:
         bench.work.build(vars=bench.vars)
@@ -155,6 +165,7 @@ class ChildRun:
 class Bench:
     """A warehouse (`work`) that `restore()` puts back to the checkpoint (days 1-2 built), with
     every day landed; the faulted build is day 3's build with its correction."""
+
     adapter: str
     work: Pipeline
     vars: dict[str, Any]
@@ -170,23 +181,41 @@ class Bench:
     def argv(self, *extra: str, vars: dict[str, Any] | None = None) -> list[str]:
         work = self.work
         landing = work.landing.relative_to(work.root) if work.shares_parse else work.landing
-        argv = ["build", "--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR),
-                "--target-path", str(work.target_path), "--vars",
-                json.dumps({"landing_path": str(landing), **(self.vars if vars is None else vars)}),
-                "--quiet", "--no-write-json", "--exclude", "resource_type:unit_test", *KILLED_ARGS, *extra]
+        argv = [
+            "build",
+            "--project-dir",
+            str(PROJECT_DIR),
+            "--profiles-dir",
+            str(PROJECT_DIR),
+            "--target-path",
+            str(work.target_path),
+            "--vars",
+            json.dumps({"landing_path": str(landing), **(self.vars if vars is None else vars)}),
+            "--quiet",
+            "--no-write-json",
+            "--exclude",
+            "resource_type:unit_test",
+            *KILLED_ARGS,
+            *extra,
+        ]
         return argv + (["--target", "postgres"] if self.adapter == "postgres" else [])
 
     def env(self) -> dict[str, str]:
-        env = {**os.environ, **self.work.dbt_env(), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
-               "PYTHONPATH": str(PROJECT_DIR)}
+        env = {
+            **os.environ,
+            **self.work.dbt_env(),
+            "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+            "PYTHONPATH": str(PROJECT_DIR),
+        }
         if self.work.shares_parse:
             env["DBT_DUCKDB_PATH"] = str(self.work.warehouse.relative_to(self.work.root))
         for name in ("FAULT_KILL_AFTER", "FAULT_PAUSE_BEFORE", "FAULT_PAUSED", "FAULT_RESUME"):
             env.pop(name, None)
         return env
 
-    def spawn(self, *, kill_after: int = 0, pause_before: int = 0, vars: dict[str, Any] | None = None,
-              while_paused=None) -> ChildRun:
+    def spawn(
+        self, *, kill_after: int = 0, pause_before: int = 0, vars: dict[str, Any] | None = None, while_paused=None
+    ) -> ChildRun:
         """The build in a child process, killed after statement `kill_after`, or paused before
         statement `pause_before` while `while_paused(child)` runs (then resumed)."""
         self.runs += 1
@@ -201,8 +230,13 @@ class Bench:
         argv = self.argv("--log-path", str(run_dir / "logs"), vars=vars)
         started = time.monotonic()
         with (run_dir / "output.txt").open("wb") as sink:
-            child = subprocess.Popen([sys.executable, "-m", "tests.faults.child", json.dumps(argv)],
-                                     cwd=self.work.root, env=env, stdout=sink, stderr=subprocess.STDOUT)
+            child = subprocess.Popen(
+                [sys.executable, "-m", "tests.faults.child", json.dumps(argv)],
+                cwd=self.work.root,
+                env=env,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+            )
             try:
                 paused_at = ""
                 if pause_before:
@@ -221,8 +255,13 @@ class Bench:
                     child.kill()
                     child.wait()
         statements = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
-        return ChildRun(child.returncode, statements, (run_dir / "output.txt").read_text(errors="replace")[-4000:],
-                        paused_at, time.monotonic() - started)
+        return ChildRun(
+            child.returncode,
+            statements,
+            (run_dir / "output.txt").read_text(errors="replace")[-4000:],
+            paused_at,
+            time.monotonic() - started,
+        )
 
     def prepare_reference(self) -> None:
         """The clean build of day 3 from the checkpoint, in a child with the counter on."""
@@ -234,7 +273,9 @@ class Bench:
         assert self.reference["ledger"] and self.reference["late"] and self.reference["quarantine"], self.reference
 
     def statement(self, number: int) -> str:
-        return self.statements[number - 1] if 0 < number <= len(self.statements) else f"{number}\t(beyond the clean build)"
+        return (
+            self.statements[number - 1] if 0 < number <= len(self.statements) else f"{number}\t(beyond the clean build)"
+        )
 
     def first(self, node: str, sql_prefix: str, after: int = 0) -> int:
         """The number of the first statement of `node` whose SQL starts with `sql_prefix`."""
@@ -256,8 +297,10 @@ def duckdb_bench(root: Path) -> Bench:
         work.deliver(*files)
 
     def restore() -> None:
-        for leftover in (work.warehouse.with_name(work.warehouse.name + ".wal"),
-                         work.warehouse.with_name(work.warehouse.name + ".holder.json")):
+        for leftover in (
+            work.warehouse.with_name(work.warehouse.name + ".wal"),
+            work.warehouse.with_name(work.warehouse.name + ".holder.json"),
+        ):
             leftover.unlink(missing_ok=True)
         shutil.copy2(checkpoint.warehouse, work.warehouse)
 

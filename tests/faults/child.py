@@ -19,6 +19,7 @@ Environment:
 
 Usage: python -m tests.faults.child '<dbt argv as JSON>'; exit 0 when the build succeeded.
 """
+
 from __future__ import annotations
 
 import json
@@ -68,7 +69,7 @@ def install() -> None:
             os.kill(os.getpid(), signal.SIGKILL)
         return result
 
-    SQLConnectionManager.add_query = add_query
+    SQLConnectionManager.add_query = add_query  # type: ignore[method-assign]  # the fault: every query counted
 
 
 def main() -> int:

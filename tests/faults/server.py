@@ -4,6 +4,7 @@ immediate`) and starts it again, so it gets a cluster nobody else uses (same rec
 a temporary folder, 127.0.0.1 and a Unix socket in that folder, a free port, trust auth; as root
 the server runs as `postgres`). Deleted at the end of the module.
 """
+
 from __future__ import annotations
 
 import os
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.postgres.conftest import SERVER_USER, PostgresServer, _as_server_user, _find_bin_dir, _free_port
+from tests.postgres.server import SERVER_USER, PostgresServer, _as_server_user, _find_bin_dir, _free_port
 
 WORK_DB = "fault_work"
 CHECKPOINT_DB = "fault_checkpoint"
@@ -46,10 +47,25 @@ class FaultServer:
         return done
 
     def start(self) -> None:
-        options = (f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 "
-                   "-c fsync=off -c synchronous_commit=off -c full_page_writes=off")
-        self._run([str(self.bin_dir / "pg_ctl"), "-D", str(self.data_dir), "-l", str(self.log_file),
-                   "-o", options, "-w", "-t", "60", "start"])
+        options = (
+            f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 "
+            "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+        )
+        self._run(
+            [
+                str(self.bin_dir / "pg_ctl"),
+                "-D",
+                str(self.data_dir),
+                "-l",
+                str(self.log_file),
+                "-o",
+                options,
+                "-w",
+                "-t",
+                "60",
+                "start",
+            ]
+        )
         self.running = True
 
     def crash(self) -> None:
@@ -60,8 +76,9 @@ class FaultServer:
 
     def server(self, dbname: str = WORK_DB) -> PostgresServer:
         landing_root = self.root / "landing"
-        return PostgresServer(host="127.0.0.1", port=self.port, user=SERVER_USER, dbname=dbname,
-                              landing_root=landing_root)
+        return PostgresServer(
+            host="127.0.0.1", port=self.port, user=SERVER_USER, dbname=dbname, landing_root=landing_root
+        )
 
     def admin(self, *statements: str) -> None:
         """Statements on the `postgres` database, in autocommit."""
@@ -74,8 +91,10 @@ class FaultServer:
             con.close()
 
     def kick(self, dbname: str) -> None:
-        self.admin(f"select pg_terminate_backend(pid) from pg_stat_activity where datname = '{dbname}'"
-                   " and pid <> pg_backend_pid()")
+        self.admin(
+            f"select pg_terminate_backend(pid) from pg_stat_activity where datname = '{dbname}'"
+            " and pid <> pg_backend_pid()"
+        )
 
     def copy_database(self, source: str, dest: str) -> None:
         """`dest` := a copy of `source` (CREATE DATABASE ... TEMPLATE: tables, indexes, everything)."""
@@ -85,7 +104,7 @@ class FaultServer:
             try:
                 self.admin(f"create database {dest} template {source}")
                 return
-            except Exception as exc:  # noqa: BLE001 - psycopg2.errors.ObjectInUse
+            except Exception as exc:  # psycopg2.errors.ObjectInUse
                 if "is being accessed by other users" not in str(exc) or attempt == 49:
                     raise
                 time.sleep(0.1)
@@ -115,8 +134,21 @@ def fault_server() -> FaultServer:
 
         os.chown(root, pwd.getpwnam(SERVER_USER).pw_uid, -1)
     server = FaultServer(bin_dir, root, _free_port(), as_root)
-    server._run([str(bin_dir / "initdb"), "-D", str(server.data_dir), "-A", "trust", "-U", SERVER_USER,
-                 "-E", "UTF8", "--locale=C", "--no-sync"])
+    server._run(
+        [
+            str(bin_dir / "initdb"),
+            "-D",
+            str(server.data_dir),
+            "-A",
+            "trust",
+            "-U",
+            SERVER_USER,
+            "-E",
+            "UTF8",
+            "--locale=C",
+            "--no-sync",
+        ]
+    )
     server.start()
     server.admin(f"create database {WORK_DB}")
     return server
@@ -124,6 +156,7 @@ def fault_server() -> FaultServer:
 
 def stop_and_remove(server: FaultServer) -> None:
     if server.running:
-        server._run([str(server.bin_dir / "pg_ctl"), "-D", str(server.data_dir), "-m", "immediate", "-w", "stop"],
-                    check=False)
+        server._run(
+            [str(server.bin_dir / "pg_ctl"), "-D", str(server.data_dir), "-m", "immediate", "-w", "stop"], check=False
+        )
     shutil.rmtree(server.root, ignore_errors=True)

@@ -6,6 +6,7 @@ staged rows and correction log.
 Short form (make test): SHORT_POINTS points; `make faults` (FAULTS_FULL=1): FULL_POINTS.
 Replay one: FAULT_SEED=<seed> FAULT_POINTS=<N> .venv/bin/python -m pytest tests/faults/test_faults_duckdb.py -k killed
 """
+
 from __future__ import annotations
 
 import os
@@ -30,20 +31,27 @@ def points(bench: Bench) -> list[int]:
 
 
 @pytest.mark.parametrize("index", range(point_count()))
-def test_a_build_killed_at_a_statement_is_repaired_by_the_next_build(bench: Bench, points: list[int], index: int) -> None:
+def test_a_build_killed_at_a_statement_is_repaired_by_the_next_build(
+    bench: Bench, points: list[int], index: int
+) -> None:
     number = points[index]
-    replay = f"replay: FAULT_SEED={seed()} FAULT_POINTS={number} .venv/bin/python -m pytest tests/faults/test_faults_{ADAPTER}.py -k killed"
+    replay = (
+        f"replay: FAULT_SEED={seed()} FAULT_POINTS={number} "
+        f".venv/bin/python -m pytest tests/faults/test_faults_{ADAPTER}.py -k killed"
+    )
     bench.restore()
     killed = bench.spawn(kill_after=number)
-    assert killed.killed, f"point {number} ({bench.statement(number)}) did not kill the build " \
-                          f"(exit {killed.returncode}); {replay}\n{killed.output}"
+    assert killed.killed, (
+        f"point {number} ({bench.statement(number)}) did not kill the build "
+        f"(exit {killed.returncode}); {replay}\n{killed.output}"
+    )
     # the next normal build
     repair(bench, f"seed {seed()}, killed after statement {number}: {killed.last()}; {replay}")
     got = state(bench.work)
     assert got == bench.reference, (
         f"{ADAPTER}: seed {seed()}, killed after statement {number}: {killed.last()}\n"
-        f"(clean build's statement {number}: {bench.statement(number)})\n{replay}\n"
-        + differences(bench.reference, got))
+        f"(clean build's statement {number}: {bench.statement(number)})\n{replay}\n" + differences(bench.reference, got)
+    )
 
 
 BLOCK = 262144  # DuckDB's block size; a file is 3 header pages of 4096 bytes and whole blocks
@@ -131,7 +139,7 @@ def test_a_whole_file_shorter_than_its_header_says_is_not_refused_and_a_cut_one_
         conn = duckdb.connect(str(whole))
         try:
             check_whole(conn, str(whole))  # not refused
-            assert conn.execute("select count(*) from kept").fetchone()[0] == 100000
+            assert conn.execute("select count(*) from kept").fetchone() == (100000,)
         finally:
             conn.close()
     os.truncate(path, size - BLOCK)  # the last block holds data of `kept`

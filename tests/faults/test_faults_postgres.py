@@ -11,10 +11,11 @@ default), and the campaign checks that it is then taken over, not that half an h
 Short form (make test): SHORT_POINTS kill points; `make faults` (FAULTS_FULL=1): FULL_POINTS.
 Replay one: FAULT_SEED=<seed> FAULT_POINTS=<N> .venv/bin/python -m pytest tests/faults/test_faults_postgres.py -k killed
 """
+
 from __future__ import annotations
 
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 
@@ -50,20 +51,29 @@ def _assert_repaired(bench: Bench, what: str) -> None:
 
 
 @pytest.mark.parametrize("index", range(point_count()))
-def test_a_build_killed_at_a_statement_is_repaired_by_the_next_build(bench: Bench, points: list[int], index: int) -> None:
+def test_a_build_killed_at_a_statement_is_repaired_by_the_next_build(
+    bench: Bench, points: list[int], index: int
+) -> None:
     number = points[index]
-    replay = (f"replay: FAULT_SEED={seed()} FAULT_POINTS={number} .venv/bin/python -m pytest "
-              "tests/faults/test_faults_postgres.py -k killed")
+    replay = (
+        f"replay: FAULT_SEED={seed()} FAULT_POINTS={number} .venv/bin/python -m pytest "
+        "tests/faults/test_faults_postgres.py -k killed"
+    )
     bench.restore()
     killed = bench.spawn(kill_after=number)
-    assert killed.killed, f"point {number} ({bench.statement(number)}) did not kill the build " \
-                          f"(exit {killed.returncode}); {replay}\n{killed.output}"
+    assert killed.killed, (
+        f"point {number} ({bench.statement(number)}) did not kill the build "
+        f"(exit {killed.returncode}); {replay}\n{killed.output}"
+    )
     # the next build (a killed run's lease is stale after 1 s)
     repair(bench, f"seed {seed()}, killed after statement {number}: {killed.last()}; {replay}")
     holder, _ = bench.work.query(LEASE)[0]
     assert holder is None, f"the lease is still held after the repair build: {holder}"
-    _assert_repaired(bench, f"seed {seed()}, killed after statement {number}: {killed.last()}\n"
-                            f"(clean build's statement {number}: {bench.statement(number)})\n{replay}")
+    _assert_repaired(
+        bench,
+        f"seed {seed()}, killed after statement {number}: {killed.last()}\n"
+        f"(clean build's statement {number}: {bench.statement(number)})\n{replay}",
+    )
 
 
 def test_a_server_crash_mid_build_then_a_restart_is_repaired_and_its_lease_taken_over(
@@ -106,7 +116,9 @@ def test_a_backend_terminated_mid_transaction_is_repaired(bench: Bench, server: 
 
     def terminate(_child) -> None:
         in_transaction = f"datname = '{WORK_DB}' and state = 'idle in transaction' and pid <> pg_backend_pid()"
-        pids = [pid for (pid,) in server.server(WORK_DB).query(f"select pid from pg_stat_activity where {in_transaction}")]
+        pids = [
+            pid for (pid,) in server.server(WORK_DB).query(f"select pid from pg_stat_activity where {in_transaction}")
+        ]
         assert len(pids) == 1, f"expected the one backend of {model} in a transaction, found {pids}"
         server.server(WORK_DB).query(f"select pg_terminate_backend({pids[0]}, 10000)")
         terminated.extend(pids)
@@ -114,7 +126,11 @@ def test_a_backend_terminated_mid_transaction_is_repaired(bench: Bench, server: 
     killed = bench.spawn(pause_before=commit, while_paused=terminate)
     assert terminated and killed.returncode == 1, f"exit {killed.returncode}:\n{killed.output}"
     run_seq = bench.work.scalar("select max(run_seq) from rerun_safe_runs")
-    assert bench.work.scalar(f"select count(*) from rerun_safe_run_log where run_seq = {run_seq}"
-                             " and model = 'fct_daily_revenue'") == 0, "a terminated transaction left progress"
+    assert (
+        bench.work.scalar(
+            f"select count(*) from rerun_safe_run_log where run_seq = {run_seq} and model = 'fct_daily_revenue'"
+        )
+        == 0
+    ), "a terminated transaction left progress"
     repair(bench, f"backend terminated before statement {commit} ({killed.paused_at})")
     _assert_repaired(bench, f"backend terminated before statement {commit} ({killed.paused_at})")

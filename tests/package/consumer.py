@@ -1,5 +1,6 @@
 """Drive the consumer fixture project (tests/package/consumer): a dbt project that installs
 this repository's macros as a package, the way a user does, and builds its own models."""
+
 from __future__ import annotations
 
 import csv
@@ -13,6 +14,7 @@ from typing import Any
 
 import duckdb
 import yaml
+
 from harness.dbt_invoke import Invocation, run_dbt
 
 REPO = Path(__file__).resolve().parents[2]
@@ -43,8 +45,15 @@ class Consumer:
     batches_loaded: int = 0
 
     @classmethod
-    def create(cls, root: Path, *, target: str = "duckdb", env: dict[str, str] | None = None,
-               package: dict[str, Any] | None = None, with_shim: bool = True) -> "Consumer":
+    def create(
+        cls,
+        root: Path,
+        *,
+        target: str = "duckdb",
+        env: dict[str, str] | None = None,
+        package: dict[str, Any] | None = None,
+        with_shim: bool = True,
+    ) -> Consumer:
         """Copy the fixture to `root` and write its packages.yml (default: this checkout's
         macros/ as a local package)."""
         shutil.copytree(FIXTURE, root, ignore=shutil.ignore_patterns("target", "dbt_packages", "logs"))
@@ -76,13 +85,24 @@ class Consumer:
     def dbt(self, command: str, *args: str, expect_success: bool = True) -> Invocation:
         """One dbt command through the harness's invoker."""
         target_path = self.root / "target"
-        argv = [command, "--project-dir", str(self.root), "--profiles-dir", str(self.root),
-                "--target", self.target, "--quiet", *args]
+        argv = [
+            command,
+            "--project-dir",
+            str(self.root),
+            "--profiles-dir",
+            str(self.root),
+            "--target",
+            self.target,
+            "--quiet",
+            *args,
+        ]
         if command != "deps":  # deps takes no --target-path
             argv += ["--target-path", str(target_path)]
         outcome = run_dbt(argv, target_path=target_path, env=self.env)
         if expect_success:
-            problems = {n.unique_id: (n.status, n.message[:400]) for n in outcome.nodes if n.status not in ("success", "pass")}
+            problems = {
+                n.unique_id: (n.status, n.message[:400]) for n in outcome.nodes if n.status not in ("success", "pass")
+            }
             assert outcome.success and not problems, f"dbt {command} failed: {problems or outcome.error}"
         return outcome
 
@@ -99,17 +119,19 @@ class Consumer:
                 connection.close()
         import psycopg2  # comes with dbt-postgres
 
-        connection = psycopg2.connect(
-            host=self.env["RERUN_SAFE_PG_HOST"], port=int(self.env["RERUN_SAFE_PG_PORT"]),
-            user=self.env["RERUN_SAFE_PG_USER"], dbname=self.env["RERUN_SAFE_PG_DBNAME"],
+        server = psycopg2.connect(
+            host=self.env["RERUN_SAFE_PG_HOST"],
+            port=int(self.env["RERUN_SAFE_PG_PORT"]),
+            user=self.env["RERUN_SAFE_PG_USER"],
+            dbname=self.env["RERUN_SAFE_PG_DBNAME"],
             options=f"-c search_path={self.env['RERUN_SAFE_PG_SCHEMA']}",
         )
         try:
-            with connection.cursor() as cursor:
+            with server.cursor() as cursor:
                 cursor.execute(sql)
                 return cursor.fetchall()
         finally:
-            connection.close()
+            server.close()
 
     def table(self, name: str, order_by: str) -> list[tuple]:
         return [tuple(str(v) for v in row) for row in self.query(f"select * from {name} order by {order_by}")]

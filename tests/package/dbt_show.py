@@ -1,5 +1,6 @@
 """Render SQL that calls the project's macros with `dbt show --inline` and return its rows: the
 macro tests in this folder check what a macro renders by running it on DuckDB."""
+
 from __future__ import annotations
 
 import json
@@ -23,8 +24,28 @@ def run_show(inline: str, tmp_path: Path, limit: int) -> subprocess.CompletedPro
     """`dbt show --inline` on `inline`, whatever its outcome (a compile error is one)."""
     env = dict(os.environ, DBT_DUCKDB_PATH=str(tmp_path / "show.duckdb"))
     return subprocess.run(
-        [str(DBT), "show", "--quiet", "--output", "json", "--limit", str(limit), "--project-dir", str(REPO),
-         "--profiles-dir", str(REPO), "--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs"),
-         "--inline", inline],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
+        [
+            str(DBT),
+            "show",
+            "--quiet",
+            "--output",
+            "json",
+            "--limit",
+            str(limit),
+            "--project-dir",
+            str(REPO),
+            "--profiles-dir",
+            str(REPO),
+            "--target-path",
+            str(tmp_path / "target"),
+            "--log-path",
+            str(tmp_path / "logs"),
+            "--inline",
+            inline,
+        ],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )

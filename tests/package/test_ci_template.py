@@ -44,6 +44,7 @@ def job() -> dict:
 def test_the_template_keeps_the_hardening() -> None:
     workflow = load_template()
     triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as true
+    assert triggers is not None, "the workflow has no trigger"
     assert list(triggers) == ["pull_request"]  # never pull_request_target: a fork's code with a write token
     assert workflow["permissions"] == {"contents": "read"}
     assert job()["permissions"] == {"contents": "read", "pull-requests": "write"}
@@ -187,7 +188,9 @@ def test_the_template_runs_on_a_consumer_pull_request(tmp_path: Path) -> None:
             env["HARNESS_STATUS"] = status or ""
         step_env = {k: str(v) for k, v in (step.get("env") or {}).items() if "${{" not in str(v)}
         done = _run_step(step["run"], {**env, **step_env}, workspace)
-        env.update(line.split("=", 1) for line in github_env.read_text().splitlines())  # as GitHub does
+        for line in github_env.read_text().splitlines():  # as GitHub does
+            name, value = line.split("=", 1)
+            env[name] = value
         assert done.returncode == 0 or step["id"] == "verdict", (
             f"{step['id']}: {done.stdout[-3000:]}\n{done.stderr[-3000:]}"
         )

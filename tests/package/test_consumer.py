@@ -4,6 +4,7 @@ The consumer fixture (tests/package/consumer) writes packages.yml like a user, r
 and builds two batches of an EL-loaded raw table with the package's insert_overwrite and
 replace_keys strategies, dedup, run log, lease, balance assertion and pruning helper.
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -62,7 +63,9 @@ def _check_consumer(consumer: Consumer) -> None:
     assert foreign == []
     assert any(uid.startswith("macro.rerun_safe.materialization_incremental") for uid in manifest["macros"])
     # the macro tests (macro_tests/) stay out of the project's own builds: not even parsed
-    assert [uid for uid, node in manifest["nodes"].items() if node["original_file_path"].startswith("macro_tests/")] == []
+    assert [
+        uid for uid, node in manifest["nodes"].items() if node["original_file_path"].startswith("macro_tests/")
+    ] == []
 
 
 def test_consumer_builds_with_the_package_on_duckdb(tmp_path: Path) -> None:
@@ -77,6 +80,7 @@ def test_consumer_builds_with_the_package_on_postgres(tmp_path: Path, postgres_s
 def test_other_strategies_run_the_adapters_own_materialization(tmp_path: Path, target: str, request) -> None:
     """With the shim, merge / delete+insert / append give exactly what the adapter gives
     without it; without it, dbt refuses insert_overwrite (why the shim exists)."""
+
     def env() -> dict[str, str] | None:
         return postgres_env(request.getfixturevalue("postgres_server")) if target == "postgres" else None
 

@@ -2,6 +2,7 @@
 last, in every direction: on DuckDB it is an arg_max/arg_min aggregate (all terms descending or
 all ascending) or the window (mixed directions). Rendered by `dbt show --inline` in this
 project and checked against an ordering written in Python."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,9 +13,14 @@ from tests.package.dbt_show import show_inline
 
 # (k, a, b, c): a and b order the rows, c is the column kept; nulls in both order columns
 ROWS = [
-    (1, None, 5, "p"), (1, 3, None, "q"), (1, 3, 1, "r"),
-    (2, None, 9, "s"), (2, None, 4, "t"),
-    (3, None, 100, "u"), (3, 1, 0, "v"), (3, 2, 0, "w"),
+    (1, None, 5, "p"),
+    (1, 3, None, "q"),
+    (1, 3, 1, "r"),
+    (2, None, 9, "s"),
+    (2, None, 4, "t"),
+    (3, None, 100, "u"),
+    (3, 1, 0, "v"),
+    (3, 2, 0, "w"),
 ]
 ORDERS = {
     "desc": ["a desc", "b desc"],
@@ -25,6 +31,7 @@ ORDERS = {
 
 def expected(order: list[str]) -> dict[int, str]:
     """The first row per k when sorted by `order`, nulls last in either direction."""
+
     def sort_key(row):
         key = []
         for term in order:
@@ -33,6 +40,7 @@ def expected(order: list[str]) -> dict[int, str]:
             descending = direction == ["desc"]
             key += [value is None, 0 if value is None else (-value if descending else value)]
         return key
+
     first: dict[int, str] = {}
     for row in sorted(ROWS, key=sort_key):
         first.setdefault(row[0], row[3])
@@ -42,6 +50,7 @@ def expected(order: list[str]) -> dict[int, str]:
 def values_sql() -> str:
     def lit(v):
         return "null" if v is None else (f"'{v}'" if isinstance(v, str) else str(v))
+
     return ", ".join("(" + ", ".join(lit(v) for v in row) + ")" for row in ROWS)
 
 
@@ -52,9 +61,9 @@ def test_first_by_key_keeps_the_rows_dedupe_by_key_keeps(tmp_path: Path) -> None
             f"select '{name}' as ordering, f.k, f.c as first_c, d.c as dedupe_c "
             f"from ({{{{ rerun_safe.first_by_key('t', ['k'], {order!r}, ['c']) }}}}) as f "
             f"full join (select k, c from ({{{{ rerun_safe.dedupe_by_key('t', ['k'], {order!r}) }}}}) as dd) as d "
-            "on f.k = d.k")
-    inline = (f"with t as (select * from (values {values_sql()}) as v (k, a, b, c)) "
-              + " union all ".join(parts))
+            "on f.k = d.k"
+        )
+    inline = f"with t as (select * from (values {values_sql()}) as v (k, a, b, c)) " + " union all ".join(parts)
     rows = show_inline(inline, tmp_path, limit=100)
     for name, order in ORDERS.items():
         got = {r["k"]: (r["first_c"], r["dedupe_c"]) for r in rows if r["ordering"] == name}

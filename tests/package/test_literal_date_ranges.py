@@ -3,6 +3,7 @@ days: exactly the dates when they form at most `max_ranges` runs, one range from
 last date beyond that (a superset, which its callers narrow by a key test), `false` for none.
 Rendered by `dbt show --inline` in this project, applied to every day of a calendar, and checked
 against sets computed in Python."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -47,8 +48,7 @@ def test_literal_date_ranges_selects_the_dates_or_their_span(tmp_path: Path) -> 
     ]
     inline = (
         f"with calendar as (select cast(d as date) as d from range(cast('{START - dt.timedelta(days=5)}' as date), "
-        f"cast('{START + dt.timedelta(days=40)}' as date), interval 1 day) as r (d)) "
-        + " union all ".join(parts)
+        f"cast('{START + dt.timedelta(days=40)}' as date), interval 1 day) as r (d)) " + " union all ".join(parts)
     )
     rows = show_inline(inline, tmp_path, limit=1000)
     for name, offsets in CASES.items():

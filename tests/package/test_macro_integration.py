@@ -8,6 +8,7 @@ sets the var rerun_safe_macro_tests, so the consumer's other builds never parse 
 Everything is asserted from run_results.json and manifest.json, and counted against the files
 on disk: a selection that matched nothing, or a model that lost its test, fails.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,12 +23,34 @@ TEST_MACROS = FIXTURE / "macros" / "macro_tests"
 # The package's macros that these tests cover: each must be called in a model (or in the hook
 # macro) of the macro tests, and that model must build or fail as declared.
 MACROS = (
-    "check_now", "commit_hook_writes", "has_blank_or_control", "json_object", "matches_pattern",
-    "parse_utc_timestamp", "raise_error", "raise_error_expression", "relation_exists",
-    "seconds_between", "stable_hash", "string_literal", "surrogate_key", "surrogate_key_type",
-    "text_type", "trim_blank", "try_cast_bigint", "utc_now",
-    "literal_in", "literal_ranges", "between_any", "literal_list",
-    "whole_number_var", "flag_var", "date_var", "timestamp_value", "assert_balance", "dedupe_by_key",
+    "check_now",
+    "commit_hook_writes",
+    "has_blank_or_control",
+    "json_object",
+    "matches_pattern",
+    "parse_utc_timestamp",
+    "raise_error",
+    "raise_error_expression",
+    "relation_exists",
+    "seconds_between",
+    "stable_hash",
+    "string_literal",
+    "surrogate_key",
+    "surrogate_key_type",
+    "text_type",
+    "trim_blank",
+    "try_cast_bigint",
+    "utc_now",
+    "literal_in",
+    "literal_ranges",
+    "between_any",
+    "literal_list",
+    "whole_number_var",
+    "flag_var",
+    "date_var",
+    "timestamp_value",
+    "assert_balance",
+    "dedupe_by_key",
 )
 
 
@@ -57,8 +80,11 @@ def _check_macro_tests(consumer: Consumer) -> None:
     # every model on disk ran; the ones declared to fail failed with their message
     models = {f"model.consumer_shop.{path.stem}" for path in MODELS.glob("*.sql")}
     assert {uid for uid in results if uid.startswith("model.")} == models
-    must_fail = {uid: nodes[uid]["config"]["meta"]["expect_error"] for uid in models
-                 if "expect_error" in nodes[uid]["config"].get("meta", {})}
+    must_fail = {
+        uid: nodes[uid]["config"]["meta"]["expect_error"]
+        for uid in models
+        if "expect_error" in nodes[uid]["config"].get("meta", {})
+    }
     assert len(must_fail) == 7, must_fail
     for uid, message in must_fail.items():
         assert status[uid] == "error" and message in results[uid]["message"], (uid, results[uid])
@@ -68,13 +94,19 @@ def _check_macro_tests(consumer: Consumer) -> None:
 
     # every test_* model that builds has an equality test with its expected rows, and it passed
     tests = {uid: node for uid, node in nodes.items() if node["resource_type"] == "test"}
-    equality = {uid: node["attached_node"] for uid, node in tests.items()
-                if node.get("test_metadata", {}).get("name") == "equality"}
+    equality = {
+        uid: node["attached_node"]
+        for uid, node in tests.items()
+        if node.get("test_metadata", {}).get("name") == "equality"
+    }
     checked = {f"model.consumer_shop.{path.stem}" for path in MODELS.glob("test_*.sql")} - must_fail.keys()
     assert checked and checked <= set(equality.values()), checked - set(equality.values())
     assert set(tests) <= set(results), set(tests) - set(results)
-    must_fail_tests = {uid: node["config"]["meta"]["expect_failures"] for uid, node in tests.items()
-                       if "expect_failures" in node["config"].get("meta", {})}
+    must_fail_tests = {
+        uid: node["config"]["meta"]["expect_failures"]
+        for uid, node in tests.items()
+        if "expect_failures" in node["config"].get("meta", {})
+    }
     assert len(must_fail_tests) == 3, must_fail_tests
     for uid, failures in must_fail_tests.items():
         assert (status[uid], results[uid]["failures"]) == ("fail", failures), results[uid]

@@ -12,6 +12,7 @@ argument. A macro is public when anything outside its file calls it (another mac
 hook, a data test) or when nothing calls it (an entry point: a hook, run-operation, a user).
 Read from the files, without dbt.
 """
+
 from __future__ import annotations
 
 import functools
@@ -50,7 +51,7 @@ def _defined_in(folders: list[Path]) -> set[str]:
 def test_every_macro_folder_is_in_the_package_or_the_pipeline() -> None:
     families = sorted(p.name for p in MACROS.iterdir() if p.is_dir())
     package = _package_paths()
-    assert sorted(package + ["pipeline"]) == families
+    assert sorted([*package, "pipeline"]) == families
     root = yaml.safe_load((REPO / "dbt_project.yml").read_text())["macro-paths"]
     assert sorted(root) == sorted(f"macros/{name}" for name in families)
 
@@ -102,11 +103,11 @@ def _signature(text: str, start: int) -> list[str]:
 def _definitions(path: Path) -> list[tuple[str, str, list[str]]]:
     """(kind, name, argument names) of each definition in a macro file, comments left out."""
     text = COMMENT.sub(lambda m: " " * len(m.group(0)), path.read_text())
-    found = []
+    found: list[tuple[str, str, list[str]]] = []
     for match in BLOCK.finditer(text):
         kind, name = match.group(1), match.group(2)
         if kind == "materialization":
-            adapter = re.search(r"adapter\s*=\s*['\"](\w+)['\"]", text[match.start():text.index("%}", match.start())])
+            adapter = re.search(r"adapter\s*=\s*['\"](\w+)['\"]", text[match.start() : text.index("%}", match.start())])
             found.append((kind, f"materialization_{name}_{adapter.group(1) if adapter else 'default'}", []))
         else:
             found.append((kind, name if kind == "macro" else f"test_{name}", _signature(text, match.start())))
@@ -123,15 +124,25 @@ def _group(name: str) -> str:
 def _callers() -> dict[Path, str]:
     """The files that may call a package macro: macros, models, data tests, the hooks of
     dbt_project.yml, and the docs (run-operation)."""
-    paths = [*MACROS.rglob("*.sql"), *(REPO / "models").rglob("*.sql"), *(REPO / "tests" / "dbt").rglob("*.sql"),
-             REPO / "dbt_project.yml", REPO / "README.md", *(REPO / "docs").glob("*.md")]
+    paths = [
+        *MACROS.rglob("*.sql"),
+        *(REPO / "models").rglob("*.sql"),
+        *(REPO / "tests" / "dbt").rglob("*.sql"),
+        REPO / "dbt_project.yml",
+        REPO / "README.md",
+        *(REPO / "docs").glob("*.md"),
+    ]
     return {p: p.read_text() for p in paths}
 
 
 def _callers_outside(names: set[str], path: Path) -> set[str]:
     """The names of `names` that a file other than `path` calls."""
-    return {n for n in names for other, text in _callers().items()
-            if other != path and re.search(rf"\brerun_safe\.{n}\b|\brun-operation {n}\b|dispatch\(\s*'{n}'", text)}
+    return {
+        n
+        for n in names
+        for other, text in _callers().items()
+        if other != path and re.search(rf"\brerun_safe\.{n}\b|\brun-operation {n}\b|dispatch\(\s*'{n}'", text)
+    }
 
 
 def _layout(path: Path) -> tuple[list[tuple[str, list[str]]], list[str], list[str]]:
@@ -141,8 +152,11 @@ def _layout(path: Path) -> tuple[list[tuple[str, list[str]]], list[str], list[st
     for each adapter, materialization_x_<adapter>); beside it sit its `<adapter>__` versions
     (alone, for a dbt macro the file overrides) and helpers: macros only its file calls."""
     stem, definitions = path.stem, _definitions(path)
-    own = [(name, args) for kind, name, args in definitions
-           if name == stem or (kind == "materialization" and name.startswith(stem + "_"))]
+    own = [
+        (name, args)
+        for kind, name, args in definitions
+        if name == stem or (kind == "materialization" and name.startswith(stem + "_"))
+    ]
     implementations = [(name, args) for _, name, args in definitions if name != stem and _group(name) == stem]
     others = {_group(name) for _, name, _ in definitions} - {stem} - {name for name, _ in own}
     text = COMMENT.sub("", path.read_text())
@@ -161,7 +175,7 @@ def test_each_file_holds_one_public_macro_named_after_it() -> None:
     wrong = {}
     for path in [*_package_files(), *sorted((MACROS / "pipeline").rglob("*.sql"))]:
         public, _, misplaced = _layout(path)
-        if (not public or misplaced):
+        if not public or misplaced:
             wrong[str(path.relative_to(REPO))] = misplaced or "no macro named after the file"
     assert wrong == {}, f"macros that need a file of their own: {wrong}"
 
@@ -194,9 +208,13 @@ def test_every_public_package_macro_is_documented_with_its_signature() -> None:
                 problems.append(f"{name}: {macro}({', '.join(args)}) documented as ({', '.join(named)})")
             if not (entry.get("description") or "").strip():
                 problems.append(f"{name}: {macro} has no description")
-            problems += [f"{name}: {macro}.{a['name']} type {a.get('type')!r}" for a in described
-                         if not a.get("type") or not is_valid_type(a["type"]) or not a.get("description")]
+            problems += [
+                f"{name}: {macro}.{a['name']} type {a.get('type')!r}"
+                for a in described
+                if not a.get("type") or not is_valid_type(a["type"]) or not a.get("description")
+            ]
         # dbt warns on YAML for a macro that does not exist; and a helper is not documented here
-        problems += [f"{name}: {macro} is documented but is no public macro here"
-                     for macro in documented if macro not in public]
+        problems += [
+            f"{name}: {macro} is documented but is no public macro here" for macro in documented if macro not in public
+        ]
     assert problems == [], "\n".join(problems)

@@ -7,6 +7,7 @@ docs/bad-input.md is named here with a fragment of its SQL and the node that mus
 build. The DuckDB and Postgres tests (tests/pipeline/test_checks_ran.py,
 tests/postgres/test_checks_ran_on_postgres.py) assert that every one of them is there.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,30 +25,59 @@ class Check:
 
 
 MODELS = (
-    "stg_landing__deliveries", "stg_landing__events", "int_corrections_recorded",
-    "int_event_copies_classified", "fct_order_items", "fct_daily_revenue", "fct_revenue_ledger",
-    "late_events", "quarantined_events",
+    "stg_landing__deliveries",
+    "stg_landing__events",
+    "int_corrections_recorded",
+    "int_event_copies_classified",
+    "fct_order_items",
+    "fct_daily_revenue",
+    "fct_revenue_ledger",
+    "late_events",
+    "quarantined_events",
 )
 
 CHECKS = (
     # the warehouse lease (docs/architecture.md, "Concurrency")
-    Check("lease taken in on-run-start", "rerun_safe-on-run-start", r"update \S*rerun_safe_lease\S* set holder_invocation_id = '[0-9a-f-]+'.* heartbeat_at <= "),
+    Check(
+        "lease taken in on-run-start",
+        "rerun_safe-on-run-start",
+        r"update \S*rerun_safe_lease\S* set holder_invocation_id = '[0-9a-f-]+'.* heartbeat_at <= ",
+    ),
     *(Check(f"lease guard of {model}", model, r"does not hold the warehouse lease") for model in MODELS),
-    Check("lease released in on-run-end", "rerun_safe-on-run-end", r"update \S*rerun_safe_lease\S* set holder_invocation_id = cast\(null .* where holder_invocation_id = '[0-9a-f-]+'"),
+    Check(
+        "lease released in on-run-end",
+        "rerun_safe-on-run-end",
+        r"update \S*rerun_safe_lease\S* set holder_invocation_id = cast\(null .* "
+        r"where holder_invocation_id = '[0-9a-f-]+'",
+    ),
     # the landing door (docs/bad-input.md)
     Check("records in a delivery = rows staged", "stg_landing__events", r"records but .* staged rows"),
     Check("no delivery listed twice", "stg_landing__events", r"a delivery file would be staged twice"),
     Check("a delivery changed while read is deferred", "stg_landing__events", r"reason = 'changed_while_read'"),
-    Check("rows of a deferred delivery removed", "stg_landing__events",
-          r"delete from \S+ where _loaded_run_seq = (cast\()?\d+( as bigint\))? and _file_id in"),
-    Check("no delivery of this run already staged", "stg_landing__events",
-          r"and not exists \( select 1 from \S+ as staged where staged\._loaded_run_seq = (cast\()?\d+( as bigint\))? "
-          r"and staged\._file_id = balanced\.file_id",
-          incremental_only=True),
+    Check(
+        "rows of a deferred delivery removed",
+        "stg_landing__events",
+        r"delete from \S+ where _loaded_run_seq = (cast\()?\d+( as bigint\))? and _file_id in",
+    ),
+    Check(
+        "no delivery of this run already staged",
+        "stg_landing__events",
+        r"and not exists \( select 1 from \S+ as staged where staged\._loaded_run_seq = (cast\()?\d+( as bigint\))? "
+        r"and staged\._file_id = balanced\.file_id",
+        incremental_only=True,
+    ),
     # the balances (docs/architecture.md, "Balances")
     Check("valid staged rows = rows in copies", "int_event_copies_classified", r"valid staged rows != rows in copies"),
-    Check("items' net = current copies", "fct_order_items", r"fct_order_items net_cents != signed amounts of current copies"),
-    Check("days' net = current copies", "fct_daily_revenue", r"fct_daily_revenue net_cents != signed amounts of current copies"),
+    Check(
+        "items' net = current copies",
+        "fct_order_items",
+        r"fct_order_items net_cents != signed amounts of current copies",
+    ),
+    Check(
+        "days' net = current copies",
+        "fct_daily_revenue",
+        r"fct_daily_revenue net_cents != signed amounts of current copies",
+    ),
     Check("ledger = daily revenue", "fct_revenue_ledger", r"ledger balance != fct_daily_revenue net_cents"),
     # uniqueness and the landed-rows balance, as dbt data tests of every build
     Check("staged rows unique", "assert_staged_rows_are_unique", r"group by .*_row_id.* having count\(\*\) > 1"),
@@ -90,10 +120,13 @@ def two_logged_builds(pipeline, logs: Path) -> tuple[Path, Path]:
 
     pipeline.land("2026-11-01_001_main.csv", [event("A", 10000), event("B", 5000, order_item_id="i2")])
     pipeline.build("--log-path", str(logs / "first"), "--log-format-file", "json")
-    pipeline.land("2026-11-02_001_main.csv", [
-        event("A", 9000, version=2, ingested_at="2026-11-02T11:00:00Z"),
-        event("C", 700, event_time="2026-11-02T10:00:00Z", ingested_at="2026-11-02T11:00:00Z"),
-    ])
+    pipeline.land(
+        "2026-11-02_001_main.csv",
+        [
+            event("A", 9000, version=2, ingested_at="2026-11-02T11:00:00Z"),
+            event("C", 700, event_time="2026-11-02T10:00:00Z", ingested_at="2026-11-02T11:00:00Z"),
+        ],
+    )
     pipeline.build("--log-path", str(logs / "second"), "--log-format-file", "json")
     assert pipeline.net_total() == 14700  # both builds did their work
     return logs / "first" / "dbt.log", logs / "second" / "dbt.log"

@@ -13,6 +13,7 @@ the same vars (`_shared_parse`). dbt still checks that parse against the project
 profile and target (its partial-parsing state check) and parses again if anything differs.
 Subclasses on a server or on Spark keep absolute paths (`shares_parse = False`).
 """
+
 from __future__ import annotations
 
 import atexit
@@ -24,44 +25,68 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
 
 import duckdb
+
 from harness.dbt_invoke import run_dbt
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 HEADER = [
-    "event_id", "event_type", "company_id", "order_id", "order_item_id",
-    "amount_cents", "currency", "event_time", "ingested_at", "version",
+    "event_id",
+    "event_type",
+    "company_id",
+    "order_id",
+    "order_item_id",
+    "amount_cents",
+    "currency",
+    "event_time",
+    "ingested_at",
+    "version",
 ]
 BUSINESS_TABLES = ("fct_order_items", "fct_daily_revenue")
 
 
 # The contract's columns of the published tables, as every engine must give them (Spark adds a
 # partition column to two tables, and item_key / event_key are the engine's type: not compared).
-ENGINE_ITEMS = ("select company_id, order_item_id, order_id, currency, first_event_time, last_event_time, gross_cents,"
-                " refunded_cents, net_cents, event_count from fct_order_items")
-ENGINE_DAYS = ("select company_id, revenue_date, currency, gross_cents, refunded_cents, net_cents, event_count"
-               " from fct_daily_revenue")
+ENGINE_ITEMS = (
+    "select company_id, order_item_id, order_id, currency, first_event_time, last_event_time, gross_cents,"
+    " refunded_cents, net_cents, event_count from fct_order_items"
+)
+ENGINE_DAYS = (
+    "select company_id, revenue_date, currency, gross_cents, refunded_cents, net_cents, event_count"
+    " from fct_daily_revenue"
+)
 
 
-def engine_state(pipeline: "Pipeline") -> dict[str, list[tuple]]:
+def engine_state(pipeline: Pipeline) -> dict[str, list[tuple]]:
     """The business tables, quarantine, late queue and ledger (posting ids included), sorted:
     what DuckDB, Postgres and Spark must build identically from the same deliveries."""
     return {
         "items": sorted(pipeline.query(ENGINE_ITEMS), key=repr),
         "days": sorted(pipeline.query(ENGINE_DAYS), key=repr),
-        "quarantine": sorted(pipeline.query(
-            "select quarantine_id, reason, reason_description, source_file, source_line, event_id, event_type,"
-            " company_id, order_id, order_item_id, amount_cents, currency, event_time, ingested_at, version"
-            " from quarantined_events"), key=repr),
-        "late": sorted(pipeline.query(
-            "select late_event_id, status, lateness_seconds, applied_by_correction_id from late_events"), key=repr),
-        "ledger": sorted(pipeline.query(
-            "select posting_id, posting_type, reverses_posting_id, event_id, company_id, revenue_date, currency,"
-            " amount_cents from fct_revenue_ledger"), key=repr),
+        "quarantine": sorted(
+            pipeline.query(
+                "select quarantine_id, reason, reason_description, source_file, source_line, event_id, event_type,"
+                " company_id, order_id, order_item_id, amount_cents, currency, event_time, ingested_at, version"
+                " from quarantined_events"
+            ),
+            key=repr,
+        ),
+        "late": sorted(
+            pipeline.query("select late_event_id, status, lateness_seconds, applied_by_correction_id from late_events"),
+            key=repr,
+        ),
+        "ledger": sorted(
+            pipeline.query(
+                "select posting_id, posting_type, reverses_posting_id, event_id, company_id, revenue_date, currency,"
+                " amount_cents from fct_revenue_ledger"
+            ),
+            key=repr,
+        ),
     }
 
 
@@ -80,8 +105,16 @@ class BuildResult:
 
 # The pathologies (pipeline_demo.generate's counts) that generated deliveries must all hold
 # for a comparison across engines, or across racing builds, to cover every rule.
-GENERATED_KINDS = ("redelivered_rows", "resent_rows", "new_versions_v2", "moves_item", "moves_day",
-                   "conflicting_copies", "rows_late_gt_72h", "malformed_rows")
+GENERATED_KINDS = (
+    "redelivered_rows",
+    "resent_rows",
+    "new_versions_v2",
+    "moves_item",
+    "moves_day",
+    "conflicting_copies",
+    "rows_late_gt_72h",
+    "malformed_rows",
+)
 
 
 def assert_every_kind(pathologies: dict[str, int]) -> None:
@@ -112,10 +145,16 @@ def event(
 ) -> dict[str, str]:
     """One input row in the contract's format, every value as text."""
     return {
-        "event_id": event_id, "event_type": event_type, "company_id": company_id,
-        "order_id": order_id, "order_item_id": order_item_id,
-        "amount_cents": str(amount_cents), "currency": currency, "event_time": event_time,
-        "ingested_at": ingested_at, "version": str(version),
+        "event_id": event_id,
+        "event_type": event_type,
+        "company_id": company_id,
+        "order_id": order_id,
+        "order_item_id": order_item_id,
+        "amount_cents": str(amount_cents),
+        "currency": currency,
+        "event_time": event_time,
+        "ingested_at": ingested_at,
+        "version": str(version),
     }
 
 
@@ -133,7 +172,7 @@ def _parse_dir() -> Path:
 
 
 @contextlib.contextmanager
-def _shared_parse(pipeline: "Pipeline", key: str) -> Iterator[None]:
+def _shared_parse(pipeline: Pipeline, key: str) -> Iterator[None]:
     """Run dbt from the pipeline's folder, its target folder holding the last parse saved with
     the same vars (when it holds one with other vars, or none); save the parse it leaves."""
     parse = pipeline.target_path / "partial_parse.msgpack"
@@ -186,7 +225,7 @@ class Pipeline:
         os.utime(path, (self._mtime, self._mtime))
         return path
 
-    def copy(self, root: Path) -> "Pipeline":
+    def copy(self, root: Path) -> Pipeline:
         """A new pipeline in `root` with this one's warehouse and landed files (times kept):
         scenarios that share their first days build them once."""
         assert type(self) is Pipeline, "a copy of a DuckDB pipeline only (the others keep state elsewhere)"
@@ -203,8 +242,16 @@ class Pipeline:
         landing = self.landing.relative_to(self.root) if shared else self.landing
         all_vars = {"landing_path": str(landing), **(vars or {})}
         argv = [
-            command, "--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR),
-            "--target-path", str(self.target_path), "--vars", json.dumps(all_vars), "--quiet",
+            command,
+            "--project-dir",
+            str(PROJECT_DIR),
+            "--profiles-dir",
+            str(PROJECT_DIR),
+            "--target-path",
+            str(self.target_path),
+            "--vars",
+            json.dumps(all_vars),
+            "--quiet",
             *args,
         ]
         if command in ("build", "test") and UNIT_TESTS not in args:
@@ -272,9 +319,12 @@ class Pipeline:
     def table(self, name: str, exclude: Sequence[str] = ()) -> list[tuple]:
         """Every row of a table, as a sorted list (a multiset: duplicates stay)."""
         columns = [
-            c for (c,) in self.query(
-                f"select column_name from information_schema.columns where table_name = '{name}' order by ordinal_position"
-            ) if c not in exclude
+            c
+            for (c,) in self.query(
+                f"select column_name from information_schema.columns where table_name = '{name}' "
+                "order by ordinal_position"
+            )
+            if c not in exclude
         ]
         return sorted(self.query(f"select {', '.join(columns)} from {name}"), key=repr)
 

@@ -1,4 +1,5 @@
 """At-least-once deliveries converge to the same, correct tables."""
+
 from __future__ import annotations
 
 import shutil
@@ -45,8 +46,10 @@ def test_same_rows_under_new_name_with_later_ingestion_change_nothing(pipeline: 
     before = pipeline.business_state()
     pipeline.land(
         "2026-11-02_001_resend.csv",
-        [event("B", 5000, order_item_id="i2", ingested_at="2026-11-02 09:00:00"),
-         event("C", 700, order_item_id="i3", event_time="2026-11-02T08:00:00Z", ingested_at="2026-11-02T09:00:00Z")],
+        [
+            event("B", 5000, order_item_id="i2", ingested_at="2026-11-02 09:00:00"),
+            event("C", 700, order_item_id="i3", event_time="2026-11-02T08:00:00Z", ingested_at="2026-11-02T09:00:00Z"),
+        ],
     )
     pipeline.build()
     after = pipeline.business_state()
@@ -60,9 +63,9 @@ def test_conflicting_version_is_quarantined_and_contributes_nothing(pipeline: Pi
     pipeline.land("2026-11-01_002_other.csv", [event("A", 12345)])
     pipeline.build()
     assert pipeline.net_total() == 5000
-    assert pipeline.query(
-        "select reason, count(*) from quarantined_events group by reason"
-    ) == [("conflicting_version", 2)]
+    assert pipeline.query("select reason, count(*) from quarantined_events group by reason") == [
+        ("conflicting_version", 2)
+    ]
     assert pipeline.query("select order_item_id from fct_order_items") == [("i2",)]
     pipeline.land("2026-11-02_001_fix.csv", [event("A", 11000, version=2, ingested_at="2026-11-01T20:00:00Z")])
     pipeline.build()
@@ -78,15 +81,25 @@ def test_version_that_moves_event_to_another_item_leaves_old_item_correct(pipeli
     assert pipeline.query("select order_item_id, net_cents, event_count from fct_order_items") == [("i1", 13000, 2)]
     pipeline.land(
         "2026-11-02_001_versions.csv",
-        [event("A", 10000, order_item_id="i9", version=2, event_time="2026-11-02T09:00:00Z",
-               ingested_at="2026-11-02T10:00:00Z")],
+        [
+            event(
+                "A",
+                10000,
+                order_item_id="i9",
+                version=2,
+                event_time="2026-11-02T09:00:00Z",
+                ingested_at="2026-11-02T10:00:00Z",
+            )
+        ],
     )
     pipeline.build()
     assert sorted(pipeline.query("select order_item_id, net_cents, event_count from fct_order_items")) == [
-        ("i1", 3000, 1), ("i9", 10000, 1),
+        ("i1", 3000, 1),
+        ("i9", 10000, 1),
     ]
     assert sorted(pipeline.query("select cast(revenue_date as varchar), net_cents from fct_daily_revenue")) == [
-        ("2026-11-01", 3000), ("2026-11-02", 10000),
+        ("2026-11-01", 3000),
+        ("2026-11-02", 10000),
     ]
 
 
@@ -94,10 +107,19 @@ def test_item_emptied_by_a_move_disappears(pipeline: Pipeline) -> None:
     """When the only event of an item and of a day moves away, the item row and the day partition go."""
     pipeline.land("2026-11-01_001_main.csv", [event("A", 10000)])
     pipeline.build()
-    pipeline.land("2026-11-03_001_versions.csv", [event(
-        "A", 10000, order_item_id="i2", version=2,
-        event_time="2026-11-03T09:00:00Z", ingested_at="2026-11-03T10:00:00Z",
-    )])
+    pipeline.land(
+        "2026-11-03_001_versions.csv",
+        [
+            event(
+                "A",
+                10000,
+                order_item_id="i2",
+                version=2,
+                event_time="2026-11-03T09:00:00Z",
+                ingested_at="2026-11-03T10:00:00Z",
+            )
+        ],
+    )
     pipeline.build()
     assert pipeline.query("select order_item_id from fct_order_items") == [("i2",)]
     assert pipeline.query("select cast(revenue_date as varchar) from fct_daily_revenue") == [("2026-11-03",)]
@@ -119,7 +141,7 @@ MALFORMED = {
 
 def test_every_malformed_kind_is_quarantined_with_its_reason(pipeline: Pipeline) -> None:
     """One row of each malformed kind plus one good row: each bad row is quarantined with its reason, file and line."""
-    rows = [event("good", 500)] + list(MALFORMED.values())
+    rows = [event("good", 500), *list(MALFORMED.values())]
     pipeline.land("2026-11-01_001_main.csv", rows)
     pipeline.land(
         "2026-11-01_002_broken.csv",
@@ -127,12 +149,14 @@ def test_every_malformed_kind_is_quarantined_with_its_reason(pipeline: Pipeline)
         "x1,sale,co1,o1,i1,100,EUR,2026-11-01T10:00:00Z,2026-11-01T11:00:00Z,1,EXTRA\n",
     )
     pipeline.build()
-    quarantined = dict(pipeline.query("select reason, source_line from quarantined_events where source_file like '%main.csv'"))
+    quarantined = dict(
+        pipeline.query("select reason, source_line from quarantined_events where source_file like '%main.csv'")
+    )
     expected_lines = {reason: index + 3 for index, reason in enumerate(MALFORMED)}  # header=1, good row=2
     assert quarantined == expected_lines
-    assert pipeline.query("select reason, source_file, source_line from quarantined_events where source_file like '%broken.csv'") == [
-        ("malformed_row", "2026-11-01_002_broken.csv", 2)
-    ]
+    assert pipeline.query(
+        "select reason, source_file, source_line from quarantined_events where source_file like '%broken.csv'"
+    ) == [("malformed_row", "2026-11-01_002_broken.csv", 2)]
     assert pipeline.net_total() == 500
     landed = pipeline.scalar("select count(*) from stg_landing__events")
     assert landed == len(rows) + 1
@@ -151,14 +175,25 @@ def test_empty_and_header_only_files_are_not_errors(pipeline: Pipeline) -> None:
 
 def test_rerun_changes_nothing_and_full_refresh_agrees(pipeline: Pipeline) -> None:
     """Incremental history, a re-run and a full refresh give the same business tables."""
-    pipeline.land("2026-11-01_001_main.csv", [event("A", 100), event("B", 200, order_item_id="i2"),
-                                               event("C", 50, event_type="refund", order_item_id="i2")])
+    pipeline.land(
+        "2026-11-01_001_main.csv",
+        [event("A", 100), event("B", 200, order_item_id="i2"), event("C", 50, event_type="refund", order_item_id="i2")],
+    )
     pipeline.build()
-    pipeline.land("2026-11-02_001_main.csv", [
-        event("A", 150, version=2, ingested_at="2026-11-01T12:00:00Z"),
-        event("D", 400, company_id="co2", currency="USD", event_time="2026-11-02T01:00:00Z",
-              ingested_at="2026-11-02T02:00:00Z"),
-    ])
+    pipeline.land(
+        "2026-11-02_001_main.csv",
+        [
+            event("A", 150, version=2, ingested_at="2026-11-01T12:00:00Z"),
+            event(
+                "D",
+                400,
+                company_id="co2",
+                currency="USD",
+                event_time="2026-11-02T01:00:00Z",
+                ingested_at="2026-11-02T02:00:00Z",
+            ),
+        ],
+    )
     pipeline.build()
     incremental = pipeline.business_state()
     pipeline.build()
@@ -170,10 +205,14 @@ def test_rerun_changes_nothing_and_full_refresh_agrees(pipeline: Pipeline) -> No
 
 def test_version_beyond_32_bits_is_valid_and_beyond_64_bits_is_quarantined(pipeline: Pipeline) -> None:
     """Version 3000000000 is a valid (high) version; a version that does not fit 64 bits is invalid_version."""
-    pipeline.land("2026-11-01_001_main.csv", [
-        event("A", 100), event("A", 250, version=3_000_000_000),
-        event("B", 100, order_item_id="i2", version="99999999999999999999"),
-    ])
+    pipeline.land(
+        "2026-11-01_001_main.csv",
+        [
+            event("A", 100),
+            event("A", 250, version=3_000_000_000),
+            event("B", 100, order_item_id="i2", version="99999999999999999999"),
+        ],
+    )
     pipeline.build()
     assert pipeline.net_total() == 250
     assert pipeline.query("select reason from quarantined_events") == [("invalid_version",)]

@@ -1,6 +1,7 @@
 """Every documented safety check is sent to DuckDB by a normal build, with its SQL, in the node
 that owns it: the first build (every table new) and an incremental build with a new delivery.
 Mutants C01-C12 (mutation/mutants.yml) each render one check to nothing; this test kills them."""
+
 from __future__ import annotations
 
 from pathlib import Path

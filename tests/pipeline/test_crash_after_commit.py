@@ -6,6 +6,7 @@ hook). The design writes the progress row inside the transaction, so there is no
 which the data is committed and the progress is not: this test shows it for every model
 that logs progress, and fails if a progress write moves after COMMIT.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -15,8 +16,14 @@ from dbt_common.events.contextvars import get_node_info
 from tests.pipeline.project import Pipeline, event
 
 MODELS = [
-    "stg_landing__events", "int_corrections_recorded", "int_event_copies_classified", "fct_order_items",
-    "fct_daily_revenue", "fct_revenue_ledger", "late_events", "quarantined_events",
+    "stg_landing__events",
+    "int_corrections_recorded",
+    "int_event_copies_classified",
+    "fct_order_items",
+    "fct_daily_revenue",
+    "fct_revenue_ledger",
+    "late_events",
+    "quarantined_events",
 ]
 CORRECTION = {"correct_from": "2026-10-20", "correct_to": "2026-10-20"}
 DAY2 = {"ingested_at": "2026-11-02T09:00:00Z"}
@@ -46,11 +53,15 @@ def _crash_after_commit_of(monkeypatch: pytest.MonkeyPatch, model: str) -> dict:
 def day1(tmp_path_factory: pytest.TempPathFactory) -> Pipeline:
     """Day 1 landed and run, once for the module: each test crashes in a copy of it."""
     pipeline = Pipeline(tmp_path_factory.mktemp("day1"))
-    pipeline.land("2026-11-01_001_main.csv", [
-        event("A", 100), event("B", 200, order_item_id="i2"),
-        event("C", 50, event_type="refund", order_item_id="i2"),
-        event("L", 700, order_item_id="i7", event_time="2026-10-20T10:00:00Z", ingested_at="2026-11-01T12:00:00Z"),
-    ])
+    pipeline.land(
+        "2026-11-01_001_main.csv",
+        [
+            event("A", 100),
+            event("B", 200, order_item_id="i2"),
+            event("C", 50, event_type="refund", order_item_id="i2"),
+            event("L", 700, order_item_id="i7", event_time="2026-10-20T10:00:00Z", ingested_at="2026-11-01T12:00:00Z"),
+        ],
+    )
     assert pipeline.run().success
     return pipeline
 
@@ -59,23 +70,28 @@ def day1(tmp_path_factory: pytest.TempPathFactory) -> Pipeline:
 def test_crash_right_after_commit_keeps_data_and_progress_together(
     day1: Pipeline, tmp_path, monkeypatch: pytest.MonkeyPatch, model: str
 ) -> None:
-    """The run dies right after one model's COMMIT: that model's progress row is there; the retry equals a full rebuild."""
+    """The run dies right after one model's COMMIT: that model's progress row is there; the retry equals a full
+    rebuild."""
     pipeline = day1.copy(tmp_path / "pipeline")
     # day 2: a duplicate, a move, a conflict, an invalid row, a new event, and a correction for L
-    pipeline.land("2026-11-02_001_main.csv", [
-        event("A", 100, **DAY2),
-        event("B", 250, order_item_id="i2", version=2, event_time="2026-11-02T08:00:00Z", **DAY2),
-        event("K", 10, order_item_id="i3", **DAY2), event("K", 11, order_item_id="i3", **DAY2),
-        event("N", -5, order_item_id="i4", **DAY2),
-        event("D", 400, order_item_id="i5", event_time="2026-11-02T08:00:00Z", **DAY2),
-    ])
+    pipeline.land(
+        "2026-11-02_001_main.csv",
+        [
+            event("A", 100, **DAY2),
+            event("B", 250, order_item_id="i2", version=2, event_time="2026-11-02T08:00:00Z", **DAY2),
+            event("K", 10, order_item_id="i3", **DAY2),
+            event("K", 11, order_item_id="i3", **DAY2),
+            event("N", -5, order_item_id="i4", **DAY2),
+            event("D", 400, order_item_id="i5", event_time="2026-11-02T08:00:00Z", **DAY2),
+        ],
+    )
     state = _crash_after_commit_of(monkeypatch, model)
     crashed = pipeline.run(vars=CORRECTION)
     assert state["crashed"] and not crashed.success
     run_seq = pipeline.scalar("select max(run_seq) from rerun_safe_runs")
-    assert pipeline.scalar(
-        f"select count(*) from rerun_safe_run_log where model = '{model}' and run_seq = {run_seq}"
-    ) == 1, f"{model} committed its data in run {run_seq} without its progress row"
+    assert (
+        pipeline.scalar(f"select count(*) from rerun_safe_run_log where model = '{model}' and run_seq = {run_seq}") == 1
+    ), f"{model} committed its data in run {run_seq} without its progress row"
 
     pipeline.build(vars=CORRECTION)  # the retry: the same command again
     assert pipeline.net_total() == 100 + 250 - 50 + 700 + 400

@@ -8,13 +8,13 @@ has every column the warehouse really holds (catalog.json), not only the columns
 files happen to list. A column added to a model without a description fails here, by name.
 Shared descriptions live in models/_column_docs.md (`{{ doc('...') }}`).
 """
+
 from __future__ import annotations
 
 import json
 from typing import Any
 
 from harness.dbt_invoke import run_dbt
-
 from tests.pipeline.project import PROJECT_DIR, Pipeline, event
 
 PACKAGE = "rerun_safe"
@@ -30,9 +30,15 @@ def docs_generate(pipeline: Pipeline) -> tuple[dict[str, Any], dict[str, Any]]:
     warehouse lease, and stg_landing__events would compile against that phantom run.
     """
     common = [
-        "--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR),
-        "--target-path", str(pipeline.target_path),
-        "--vars", json.dumps({"landing_path": str(pipeline.landing)}), "--quiet",
+        "--project-dir",
+        str(PROJECT_DIR),
+        "--profiles-dir",
+        str(PROJECT_DIR),
+        "--target-path",
+        str(pipeline.target_path),
+        "--vars",
+        json.dumps({"landing_path": str(pipeline.landing)}),
+        "--quiet",
     ]
     catalog_file = pipeline.target_path / "catalog.json"
     manifest_file = pipeline.target_path / "manifest.json"
@@ -54,7 +60,8 @@ def documented_nodes(manifest: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Every model, seed and source of this package, by unique_id."""
     nodes = {**manifest["nodes"], **manifest["sources"]}
     return {
-        unique_id: node for unique_id, node in nodes.items()
+        unique_id: node
+        for unique_id, node in nodes.items()
         if node["resource_type"] in DOCUMENTED and node["package_name"] == PACKAGE
     }
 
@@ -65,12 +72,15 @@ def blank(text: str | None) -> bool:
 
 def test_every_model_seed_source_and_column_is_described(pipeline: Pipeline) -> None:
     """After a small build, every node and every column in the warehouse has a description."""
-    pipeline.land("2026-11-01_001.csv", [
-        event("e1", 100),
-        event("e2", 50, event_type="refund"),
-        event("e3", "abc"),  # invalid: quarantined_events holds a row too
-        event("e4", 70, event_time="2026-10-20T10:00:00Z"),  # late
-    ])
+    pipeline.land(
+        "2026-11-01_001.csv",
+        [
+            event("e1", 100),
+            event("e2", 50, event_type="refund"),
+            event("e3", "abc"),  # invalid: quarantined_events holds a row too
+            event("e4", 70, event_time="2026-10-20T10:00:00Z"),  # late
+        ],
+    )
     assert pipeline.dbt("seed").success
     assert pipeline.run().success
     manifest, catalog = docs_generate(pipeline)
@@ -82,13 +92,15 @@ def test_every_model_seed_source_and_column_is_described(pipeline: Pipeline) -> 
     catalog_nodes = {**catalog["nodes"], **catalog["sources"]}
     # every built model and seed is in the catalog, or its columns would go unchecked
     not_built = sorted(
-        unique_id for unique_id, node in nodes.items()
+        unique_id
+        for unique_id, node in nodes.items()
         if node["resource_type"] != "source" and unique_id not in catalog_nodes
     )
     assert not not_built, f"not in catalog.json (not built?): {not_built}"
 
     undocumented_nodes = sorted(
-        unique_id for unique_id, node in nodes.items()
+        unique_id
+        for unique_id, node in nodes.items()
         # a source table, and the source it belongs to (fct_undocumented_sources)
         if blank(node["description"]) or (node["resource_type"] == "source" and blank(node["source_description"]))
     )

@@ -7,6 +7,7 @@ delete one of them and its query fails with DuckDB's parser error. Each copy
 was made from a macro of the pinned dbt-duckdb; the digests below fail when an upgrade changes
 one of those, so the copy is made again instead of silently going stale.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -15,6 +16,7 @@ import re
 from pathlib import Path
 
 import dbt.include.duckdb
+
 from harness.dbt_invoke import run_dbt
 from tests.pipeline.project import PROJECT_DIR, event
 from tests.pipeline.test_profile_env_vars import PlacedPipeline
@@ -61,10 +63,22 @@ def test_a_warehouse_file_whose_name_holds_a_quote_has_a_catalog(tmp_path: Path)
     pipeline.build()
     assert pipeline.net_total() == 100
     docs = run_dbt(
-        ["docs", "generate", "--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR),
-         "--target-path", str(pipeline.target_path), "--quiet",
-         "--vars", json.dumps({"landing_path": str(pipeline.landing)})],
-        target_path=pipeline.target_path, env=pipeline.dbt_env(), write_json=False,
+        [
+            "docs",
+            "generate",
+            "--project-dir",
+            str(PROJECT_DIR),
+            "--profiles-dir",
+            str(PROJECT_DIR),
+            "--target-path",
+            str(pipeline.target_path),
+            "--quiet",
+            "--vars",
+            json.dumps({"landing_path": str(pipeline.landing)}),
+        ],
+        target_path=pipeline.target_path,
+        env=pipeline.dbt_env(),
+        write_json=False,
     )
     assert docs.success, f"dbt docs generate failed: {docs.error}"
     catalog = json.loads((pipeline.target_path / "catalog.json").read_text())

@@ -14,6 +14,7 @@ One warehouse, four `dbt run`s, built once for the module:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -108,6 +109,12 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
     return Scenario(snapshots)
 
 
+def _records(frame: pd.DataFrame) -> list[Any]:
+    """The rows of an oracle table as named tuples (pandas types their fields as a union of
+    every scalar it knows; these hold the oracle's plain values)."""
+    return list(frame.itertuples())
+
+
 def _expected_changed_runs(scenario: Scenario) -> list[dict[tuple, int]]:
     """Per run, (source_file, source_line) of each copy's earliest row -> the run that last
     changed the copy: what it is (status, applied or not) and the rows it stands for."""
@@ -116,7 +123,7 @@ def _expected_changed_runs(scenario: Scenario) -> list[dict[tuple, int]]:
     per_run = []
     for number, snapshot in enumerate(scenario.snapshots, start=1):
         seen = {}
-        for copy in snapshot.expected.copies.itertuples():
+        for copy in _records(snapshot.expected.copies):
             state = (
                 copy.status,
                 copy.is_late and copy.status != "late_waiting",
@@ -139,7 +146,7 @@ def test_the_scenario_exercises_what_it_claims(scenario: Scenario) -> None:
         actual = sorted((e, v, f, ln, s, n) for e, v, f, ln, s, n, *_ in snapshot.copies)
         expected = sorted(
             (c.event_id, c.version, c.source_file, c.source_line, c.status, c.row_count)
-            for c in snapshot.expected.copies.itertuples()
+            for c in _records(snapshot.expected.copies)
         )
         assert actual == expected
     last = scenario.snapshots[-1]
@@ -157,7 +164,7 @@ def test_a_duplicate_of_a_conflicting_copy_landing_in_a_later_run_is_quarantined
     """Runs 2 and 3 land duplicates of C's conflicting copies: each is quarantined as conflicting_version."""
     for snapshot in scenario.snapshots:
         expected = sorted(
-            (q.source_file, int(q.source_line), q.reason) for q in snapshot.expected.quarantined_events.itertuples()
+            (q.source_file, int(q.source_line), q.reason) for q in _records(snapshot.expected.quarantined_events)
         )
         assert sorted(snapshot.quarantine) == expected
     final = scenario.snapshots[-1].quarantine
@@ -179,7 +186,7 @@ def test_late_events_name_the_run_that_first_saw_the_copy(scenario: Scenario) ->
     for snapshot in scenario.snapshots:
         expected = sorted(
             (r.event_id, int(r.version), r.status, scenario.seq(r.first_seen_run))
-            for r in snapshot.expected.late_events.itertuples()
+            for r in _records(snapshot.expected.late_events)
         )
         actual = sorted((e, v, s, first) for e, v, _, _, s, first in snapshot.late)
         assert actual == expected

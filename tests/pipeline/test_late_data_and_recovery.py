@@ -1,4 +1,5 @@
 """Lateness, corrections, the ledger, atomic progress and catch-up."""
+
 from __future__ import annotations
 
 from tests.pipeline.project import Pipeline, event
@@ -8,13 +9,17 @@ LATE = dict(event_time="2026-10-20T10:00:00Z", ingested_at="2026-11-01T12:00:00Z
 
 def test_late_row_within_watermark_lands_in_its_own_day(pipeline: Pipeline) -> None:
     """A row 71 h late is on time: it counts on the day it happened, not the day it arrived."""
-    pipeline.land("2026-11-04_001_main.csv", [
-        event("A", 100, event_time="2026-11-01T10:00:00Z", ingested_at="2026-11-04T09:00:00Z"),
-        event("B", 200, order_item_id="i2", event_time="2026-11-04T08:00:00Z", ingested_at="2026-11-04T09:00:00Z"),
-    ])
+    pipeline.land(
+        "2026-11-04_001_main.csv",
+        [
+            event("A", 100, event_time="2026-11-01T10:00:00Z", ingested_at="2026-11-04T09:00:00Z"),
+            event("B", 200, order_item_id="i2", event_time="2026-11-04T08:00:00Z", ingested_at="2026-11-04T09:00:00Z"),
+        ],
+    )
     pipeline.build()
     assert sorted(pipeline.query("select cast(revenue_date as varchar), net_cents from fct_daily_revenue")) == [
-        ("2026-11-01", 100), ("2026-11-04", 200),
+        ("2026-11-01", 100),
+        ("2026-11-04", 200),
     ]
     assert pipeline.scalar("select count(*) from late_events") == 0
 
@@ -25,9 +30,12 @@ def test_row_beyond_watermark_waits_and_changes_nothing_published(pipeline: Pipe
     pipeline.build()
     published = pipeline.business_state()
     ledger = pipeline.table("fct_revenue_ledger")
-    pipeline.land("2026-11-04_001_main.csv", [
-        event("L", 999, order_item_id="i7", event_time="2026-11-01T10:00:00Z", ingested_at="2026-11-04T11:00:01Z"),
-    ])
+    pipeline.land(
+        "2026-11-04_001_main.csv",
+        [
+            event("L", 999, order_item_id="i7", event_time="2026-11-01T10:00:00Z", ingested_at="2026-11-04T11:00:01Z"),
+        ],
+    )
     pipeline.build()
     assert pipeline.business_state() == published
     assert pipeline.table("fct_revenue_ledger") == ledger
@@ -45,7 +53,8 @@ def test_watermark_follows_the_allowed_lateness_var(pipeline: Pipeline) -> None:
 
 
 def test_correction_applies_late_rows_and_full_refresh_agrees(pipeline: Pipeline) -> None:
-    """A correction over 2026-10-19..21 applies the waiting row; a later full refresh keeps it; a row landing after the mark waits."""
+    """A correction over 2026-10-19..21 applies the waiting row; a later full refresh keeps it; a row landing after
+    the mark waits."""
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100), event("L", 700, order_item_id="i7", **LATE)])
     pipeline.build()
     assert pipeline.net_total() == 100
@@ -62,13 +71,17 @@ def test_correction_applies_late_rows_and_full_refresh_agrees(pipeline: Pipeline
     pipeline.build("--full-refresh")
     assert pipeline.business_state() == corrected
     # a late row for the same day that lands after the mark waits for the next correction
-    pipeline.land("2026-11-02_001_main.csv", [
-        event("M", 50, order_item_id="i8", event_time="2026-10-20T11:00:00Z", ingested_at="2026-11-02T12:00:00Z"),
-    ])
+    pipeline.land(
+        "2026-11-02_001_main.csv",
+        [
+            event("M", 50, order_item_id="i8", event_time="2026-10-20T11:00:00Z", ingested_at="2026-11-02T12:00:00Z"),
+        ],
+    )
     pipeline.build()
     assert pipeline.business_state() == corrected
     assert pipeline.query("select event_id, status from late_events order by event_id") == [
-        ("L", "applied"), ("M", "waiting"),
+        ("L", "applied"),
+        ("M", "waiting"),
     ]
 
 
@@ -84,7 +97,8 @@ def test_malformed_correction_vars_fail_with_a_clear_message(pipeline: Pipeline)
 
 
 def test_replay_posts_nothing_and_changes_post_reversals(pipeline: Pipeline) -> None:
-    """A replay posts no ledger entry; a new version posts one reversal and one entry; the ledger matches daily revenue."""
+    """A replay posts no ledger entry; a new version posts one reversal and one entry; the ledger matches daily
+    revenue."""
     rows = [event("A", 100), event("B", 200, order_item_id="i2")]
     pipeline.land("2026-11-01_001_main.csv", rows)
     pipeline.build()
@@ -92,12 +106,17 @@ def test_replay_posts_nothing_and_changes_post_reversals(pipeline: Pipeline) -> 
     pipeline.land("2026-11-01_002_replay.csv", rows)
     pipeline.build()
     assert pipeline.scalar("select count(*) from fct_revenue_ledger") == 2
-    pipeline.land("2026-11-02_001_main.csv", [event("A", 130, version=2, event_time="2026-11-02T10:00:00Z",
-                                                      ingested_at="2026-11-02T11:00:00Z")])
+    pipeline.land(
+        "2026-11-02_001_main.csv",
+        [event("A", 130, version=2, event_time="2026-11-02T10:00:00Z", ingested_at="2026-11-02T11:00:00Z")],
+    )
     pipeline.build()
-    assert sorted(pipeline.query(
-        "select posting_type, cast(revenue_date as varchar), amount_cents from fct_revenue_ledger where event_id = 'A'"
-    )) == [("entry", "2026-11-01", 100), ("entry", "2026-11-02", 130), ("reversal", "2026-11-01", -100)]
+    assert sorted(
+        pipeline.query(
+            "select posting_type, cast(revenue_date as varchar), amount_cents from fct_revenue_ledger "
+            "where event_id = 'A'"
+        )
+    ) == [("entry", "2026-11-01", 100), ("entry", "2026-11-02", 130), ("reversal", "2026-11-01", -100)]
     by_key = "select company_id, revenue_date, currency, sum({}) from {} group by all having sum({}) != 0 order by all"
     assert pipeline.query(by_key.format("amount_cents", "fct_revenue_ledger", "amount_cents")) == pipeline.query(
         by_key.format("net_cents", "fct_daily_revenue", "net_cents")
@@ -105,20 +124,25 @@ def test_replay_posts_nothing_and_changes_post_reversals(pipeline: Pipeline) -> 
 
 
 def test_failure_before_commit_rolls_back_and_retry_converges(pipeline: Pipeline) -> None:
-    """fct_daily_revenue fails after writing, before COMMIT: its data and progress roll back, the run is marked failed, the retry converges."""
+    """fct_daily_revenue fails after writing, before COMMIT: its data and progress roll back, the run is marked
+    failed, the retry converges."""
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100)])
     pipeline.build()
     before = pipeline.table("fct_daily_revenue")
     progress_before = pipeline.scalar("select count(*) from rerun_safe_run_log where model = 'fct_daily_revenue'")
-    pipeline.land("2026-11-02_001_main.csv", [event("B", 200, order_item_id="i2", event_time="2026-11-02T10:00:00Z",
-                                                      ingested_at="2026-11-02T11:00:00Z")])
+    pipeline.land(
+        "2026-11-02_001_main.csv",
+        [event("B", 200, order_item_id="i2", event_time="2026-11-02T10:00:00Z", ingested_at="2026-11-02T11:00:00Z")],
+    )
     failed = pipeline.run(vars={"rerun_safe_fail_model": "fct_daily_revenue"})
     assert not failed.success
     assert failed.status_of("fct_daily_revenue") == "error"
     assert failed.status_of("fct_revenue_ledger") == "skipped"
     assert failed.status_of("fct_order_items") == "success"  # a sibling committed on its own
     assert pipeline.table("fct_daily_revenue") == before
-    assert pipeline.scalar("select count(*) from rerun_safe_run_log where model = 'fct_daily_revenue'") == progress_before
+    assert (
+        pipeline.scalar("select count(*) from rerun_safe_run_log where model = 'fct_daily_revenue'") == progress_before
+    )
     assert pipeline.query("select status from rerun_safe_runs order by run_seq desc limit 1") == [("failed",)]
     pipeline.build()
     assert pipeline.query("select status from rerun_safe_runs order by run_seq desc limit 1") == [("success",)]
@@ -133,11 +157,13 @@ def test_skipped_day_is_caught_up_by_the_next_run(pipeline: Pipeline, tmp_path) 
     """No run on day 2: the day-3 run loads days 2 and 3 and equals a day-by-day history."""
     days = {
         "2026-11-01_001_main.csv": [event("A", 100)],
-        "2026-11-02_001_main.csv": [event("B", 200, order_item_id="i2", event_time="2026-11-02T10:00:00Z",
-                                          ingested_at="2026-11-02T11:00:00Z"),
-                                    event("A", 150, version=2, ingested_at="2026-11-02T11:00:00Z")],
-        "2026-11-03_001_main.csv": [event("C", 300, order_item_id="i3", event_time="2026-11-03T10:00:00Z",
-                                          ingested_at="2026-11-03T11:00:00Z")],
+        "2026-11-02_001_main.csv": [
+            event("B", 200, order_item_id="i2", event_time="2026-11-02T10:00:00Z", ingested_at="2026-11-02T11:00:00Z"),
+            event("A", 150, version=2, ingested_at="2026-11-02T11:00:00Z"),
+        ],
+        "2026-11-03_001_main.csv": [
+            event("C", 300, order_item_id="i3", event_time="2026-11-03T10:00:00Z", ingested_at="2026-11-03T11:00:00Z")
+        ],
     }
     daily = Pipeline(tmp_path / "daily")
     for name, rows in days.items():
@@ -151,13 +177,16 @@ def test_skipped_day_is_caught_up_by_the_next_run(pipeline: Pipeline, tmp_path) 
 
 
 def test_balance_check_fails_the_model_before_commit(pipeline: Pipeline) -> None:
-    """A published table that no longer balances with the copies (tampered by hand) fails its next run and keeps its old rows."""
+    """A published table that no longer balances with the copies (tampered by hand) fails its next run and keeps its
+    old rows."""
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100), event("B", 200, order_item_id="i2")])
     pipeline.build()
     pipeline.query("update fct_order_items set net_cents = net_cents + 1 where order_item_id = 'i2'")
     tampered = pipeline.table("fct_order_items")
-    pipeline.land("2026-11-02_001_main.csv", [event("C", 300, order_item_id="i3", event_time="2026-11-02T10:00:00Z",
-                                                      ingested_at="2026-11-02T11:00:00Z")])
+    pipeline.land(
+        "2026-11-02_001_main.csv",
+        [event("C", 300, order_item_id="i3", event_time="2026-11-02T10:00:00Z", ingested_at="2026-11-02T11:00:00Z")],
+    )
     result = pipeline.run()
     assert result.status_of("fct_order_items") == "error"
     assert "balance check failed: fct_order_items net_cents" in " ".join(result.messages.values())

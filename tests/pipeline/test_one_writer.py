@@ -6,6 +6,7 @@ The first writer is a small Python process that holds the DuckDB file (as a runn
 does) and writes the holder record a build writes, until the test lets it go: the timing is
 then the test's, not dbt's. The warehouse's folder has a quote, spaces and non-ASCII letters.
 """
+
 from __future__ import annotations
 
 import json
@@ -13,8 +14,8 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -50,7 +51,9 @@ def holder(nasty: Pipeline) -> Iterator[subprocess.Popen]:
     """Another process holding the pipeline's warehouse file until it reads a line."""
     process = subprocess.Popen(
         [sys.executable, "-c", HOLDER, str(nasty.warehouse)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert process.stdout is not None and process.stdout.readline().strip() == "held"
     yield process
@@ -68,11 +71,26 @@ def release(process: subprocess.Popen) -> None:
 def dbt_build(pipeline: Pipeline, **run_vars: object) -> subprocess.Popen:
     """`dbt build` of the pipeline in a process of its own, stdout and stderr together."""
     return subprocess.Popen(
-        [str(DBT), "build", "--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR),
-         "--target-path", str(pipeline.target_path), "--exclude", "resource_type:unit_test", "--no-write-json",
-         "--vars", json.dumps({"landing_path": str(pipeline.landing), **run_vars})],
+        [
+            str(DBT),
+            "build",
+            "--project-dir",
+            str(PROJECT_DIR),
+            "--profiles-dir",
+            str(PROJECT_DIR),
+            "--target-path",
+            str(pipeline.target_path),
+            "--exclude",
+            "resource_type:unit_test",
+            "--no-write-json",
+            "--vars",
+            json.dumps({"landing_path": str(pipeline.landing), **run_vars}),
+        ],
         env={**os.environ, "DBT_DUCKDB_PATH": str(pipeline.warehouse)},
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=pipeline.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=pipeline.root,
     )
 
 
@@ -102,7 +120,8 @@ def test_a_second_writer_waits_for_the_file_then_builds(nasty: Pipeline, holder:
 
 
 def test_the_second_writer_gives_up_after_the_timeout_with_a_clear_message(
-    nasty: Pipeline, holder: subprocess.Popen,
+    nasty: Pipeline,
+    holder: subprocess.Popen,
 ) -> None:
     record = json.loads(Path(writer_lock.holder_file(str(nasty.warehouse))).read_text())
     build = dbt_build(nasty, rerun_safe_lock_timeout_seconds=1)
@@ -122,7 +141,9 @@ def test_the_second_writer_gives_up_after_the_timeout_with_a_clear_message(
 def test_an_in_process_build_goes_through_the_wait_too(nasty: Pipeline, holder: subprocess.Popen) -> None:
     """The harness and the demo run dbt in-process (harness.dbt_invoke.run_dbt): same rule.
     A stale holder record (another pid) is not shown."""
-    Path(writer_lock.holder_file(str(nasty.warehouse))).write_text(json.dumps({"pid": 1, "invocation_id": "stale-invocation-7"}))
+    Path(writer_lock.holder_file(str(nasty.warehouse))).write_text(
+        json.dumps({"pid": 1, "invocation_id": "stale-invocation-7"})
+    )
     result = nasty.dbt("build", vars={"rerun_safe_lock_timeout_seconds": 0})
     assert not result.success
     message = " ".join(result.messages.values())
@@ -133,7 +154,9 @@ def test_an_in_process_build_goes_through_the_wait_too(nasty: Pipeline, holder: 
 
 @pytest.mark.parametrize("bad", [True, None, -1, 86401, 7.5, "1h", "", [3]])
 def test_a_bad_timeout_is_refused_naming_the_var(bad: object) -> None:
-    with pytest.raises(writer_lock.WarehouseLockError, match="var rerun_safe_lock_timeout_seconds must be a whole number"):
+    with pytest.raises(
+        writer_lock.WarehouseLockError, match="var rerun_safe_lock_timeout_seconds must be a whole number"
+    ):
         writer_lock.timeout_seconds({"rerun_safe_lock_timeout_seconds": bad})
     assert writer_lock.timeout_seconds({"rerun_safe_lock_timeout_seconds": " 12 "}) == 12
     assert writer_lock.timeout_seconds({}) == 3600
@@ -155,5 +178,11 @@ def test_the_wait_polls_until_the_timeout() -> None:
         writer_lock.acquire("w-nowhere", {}, 3, connect=connect, clock=lambda: now[0], sleep=sleep)
     assert now[0] == pytest.approx(3.0)
     with pytest.raises(ValueError):
-        writer_lock.acquire("w-elsewhere", {}, 3, connect=lambda *a, **k: (_ for _ in ()).throw(ValueError()),
-                            clock=lambda: 0.0, sleep=sleep)
+        writer_lock.acquire(
+            "w-elsewhere",
+            {},
+            3,
+            connect=lambda *a, **k: (_ for _ in ()).throw(ValueError()),
+            clock=lambda: 0.0,
+            sleep=sleep,
+        )

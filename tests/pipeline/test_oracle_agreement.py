@@ -5,6 +5,7 @@ new versions that move events, conflicts, heavy-tailed lateness, every malformed
 oracle (tests/reference/oracle.py) was written from the contract alone. Any disagreement in
 the business tables, the quarantine or the late queue is a bug in one of them.
 """
+
 from __future__ import annotations
 
 from datetime import date
@@ -17,19 +18,32 @@ from pipeline_demo.generate import GeneratorConfig, generate
 from tests.pipeline.project import Pipeline, deliveries_by_day
 from tests.reference.oracle import Correction, mark_now, read_landing, run_oracle
 
-ITEM_COLUMNS = ["company_id", "order_item_id", "order_id", "currency", "gross_cents", "refunded_cents",
-                "net_cents", "event_count", "first_event_time", "last_event_time"]
+ITEM_COLUMNS = [
+    "company_id",
+    "order_item_id",
+    "order_id",
+    "currency",
+    "gross_cents",
+    "refunded_cents",
+    "net_cents",
+    "event_count",
+    "first_event_time",
+    "last_event_time",
+]
 DAY_COLUMNS = ["company_id", "revenue_date", "currency", "gross_cents", "refunded_cents", "net_cents", "event_count"]
 
 
 def _normalise(frame: pd.DataFrame, columns: list[str]) -> list[tuple]:
     rows = []
     for record in frame[columns].itertuples(index=False):
-        rows.append(tuple(
-            None if (v is None or (not isinstance(v, str) and pd.isna(v)))
-            else (str(pd.Timestamp(v)) if isinstance(v, (pd.Timestamp,)) or hasattr(v, "isoformat") else v)
-            for v in record
-        ))
+        rows.append(
+            tuple(
+                None
+                if (v is None or (not isinstance(v, str) and pd.isna(v)))
+                else (str(pd.Timestamp(v)) if isinstance(v, (pd.Timestamp,)) or hasattr(v, "isoformat") else v)
+                for v in record
+            )
+        )
     return sorted(rows, key=repr)
 
 
@@ -46,7 +60,8 @@ def deliveries(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_day_by_day_build_with_correction_matches_oracle(pipeline: Pipeline, deliveries: Path) -> None:
-    """Six days delivered day by day, then a correction over the first days: tables equal the oracle's at both points."""
+    """Six days delivered day by day, then a correction over the first days: tables equal the oracle's at both
+    points."""
     days = deliveries_by_day(deliveries)
     assert sum(len(files) for files in days) > 6
     for files in days:
@@ -60,8 +75,7 @@ def test_day_by_day_build_with_correction_matches_oracle(pipeline: Pipeline, del
     assert expected.quarantine_counts.get("conflicting_version", 0) > 0
 
     first_day = date.fromisoformat(files[0].name[:10])
-    correction = Correction(correct_from=date(2026, 10, 1),
-                            correct_to=first_day, mark=mark_now(rows))
+    correction = Correction(correct_from=date(2026, 10, 1), correct_to=first_day, mark=mark_now(rows))
     pipeline.run(vars={"correct_from": str(correction.correct_from), "correct_to": str(correction.correct_to)})
     corrected = run_oracle(rows, allowed_lateness_hours=72, corrections=[correction])
     assert corrected.late_applied > 0
@@ -84,15 +98,23 @@ def _assert_agrees(pipeline: Pipeline, expected) -> None:
         " cast(revenue_date as varchar), lateness_seconds, status from late_events"
     )
     expected_late = [
-        (r.event_id, int(r.version), str(r.event_time), str(r.ingested_at), str(r.revenue_date),
-         int(r.lateness.total_seconds()), r.status) for r in expected.late_events.itertuples()
+        (
+            r.event_id,
+            int(r.version),
+            str(r.event_time),
+            str(r.ingested_at),
+            str(r.revenue_date),
+            int(r.lateness.total_seconds()),
+            r.status,
+        )
+        for r in expected.late_events.itertuples()
     ]
     assert sorted(actual_late) == sorted(expected_late)
-    balance = dict(pipeline.query(
-        "select copy_status, count(*) from int_event_copies_classified group by copy_status"
-    ))
+    balance = dict(pipeline.query("select copy_status, count(*) from int_event_copies_classified group by copy_status"))
     assert balance.get("current", 0) == expected.balance["current"]
     assert balance.get("superseded", 0) == expected.balance["superseded"]
-    assert pipeline.scalar("select coalesce(sum(row_count - 1), 0) from int_event_copies_classified") == \
-        expected.balance["duplicates"]
+    assert (
+        pipeline.scalar("select coalesce(sum(row_count - 1), 0) from int_event_copies_classified")
+        == expected.balance["duplicates"]
+    )
     assert pipeline.scalar("select count(*) from stg_landing__events") == expected.balance["landed"]

@@ -2,6 +2,7 @@
 write_json=False) and read each node's outcome from dbtRunner's result instead of
 run_results.json. That outcome must be the one the file gives: same nodes, statuses and
 messages, for a build that passes, one whose model fails, and a run-operation."""
+
 from __future__ import annotations
 
 import json
@@ -12,9 +13,18 @@ from tests.pipeline.project import PROJECT_DIR, Pipeline, event
 
 
 def _both_ways(pipeline: Pipeline, *args: str, vars_: dict | None = None) -> tuple:
-    argv = [*args, "--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR),
-            "--target-path", str(pipeline.target_path), "--quiet",
-            "--vars", json.dumps({"landing_path": str(pipeline.landing), **(vars_ or {})})]
+    argv = [
+        *args,
+        "--project-dir",
+        str(PROJECT_DIR),
+        "--profiles-dir",
+        str(PROJECT_DIR),
+        "--target-path",
+        str(pipeline.target_path),
+        "--quiet",
+        "--vars",
+        json.dumps({"landing_path": str(pipeline.landing), **(vars_ or {})}),
+    ]
     outcomes = []
     for write_json in (True, False):
         outcome = run_dbt(argv, target_path=pipeline.target_path, env=pipeline.dbt_env(), write_json=write_json)
@@ -39,6 +49,7 @@ def test_in_memory_outcome_equals_run_results(tmp_path: Path) -> None:
     assert statuses["model.rerun_safe.fct_order_items"] == "error", statuses
     assert sorted(in_memory.nodes, key=repr) == sorted(with_file.nodes, key=repr)
     # run-operation: its results name their macro without a node
-    with_file, in_memory = _both_ways(pipeline, "run-operation", "release_warehouse_lease", "--args",
-                                      "{invocation_id: 00000000-0000}")
+    with_file, in_memory = _both_ways(
+        pipeline, "run-operation", "release_warehouse_lease", "--args", "{invocation_id: 00000000-0000}"
+    )
     assert with_file.nodes and in_memory.nodes == with_file.nodes

@@ -8,6 +8,7 @@ a memory limit DuckDB cannot read, and each Spark setting that cannot be used fa
 before anything is opened or started, naming the env var, with no traceback (the cases:
 tests/bad_input/catalogue.py, ENV_CASES; Postgres's: tests/postgres/test_profile_env_vars_on_postgres.py).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -36,16 +37,23 @@ class PlacedPipeline(Pipeline):
 
 @pytest.mark.parametrize("name", GOOD_WAREHOUSE_FILE_NAMES)
 def test_a_warehouse_with_quotes_spaces_and_non_ascii_in_its_path_builds_and_builds_again(
-    tmp_path: Path, name: str,
+    tmp_path: Path,
+    name: str,
 ) -> None:
-    folder = tmp_path / "o'brien \"q\" données 数据"
+    folder = tmp_path / 'o\'brien "q" données 数据'
     folder.mkdir()
     pipeline = PlacedPipeline(tmp_path / "run", folder / name)
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100)])
     pipeline.build()
     assert pipeline.net_total() == 100
-    later = event("B", 250, order_id="o2", order_item_id="i2",
-                  event_time="2026-11-02T10:00:00Z", ingested_at="2026-11-02T11:00:00Z")
+    later = event(
+        "B",
+        250,
+        order_id="o2",
+        order_item_id="i2",
+        event_time="2026-11-02T10:00:00Z",
+        ingested_at="2026-11-02T11:00:00Z",
+    )
     pipeline.land("2026-11-02_001_main.csv", [later])
     second = pipeline.build()
     assert second.status_of("fct_order_items") == "success"

@@ -1,5 +1,6 @@
 """Rules that a held-out mutation round broke without any test noticing, one test
 each, on DuckDB. Each docstring states the case; the rule numbers are the issue's."""
+
 from __future__ import annotations
 
 import os
@@ -14,14 +15,17 @@ RUNS = "select status from rerun_safe_runs order by run_seq desc limit 1"
 
 
 def test_ledger_history_survives_a_full_refresh(pipeline: Pipeline) -> None:
-    """Rule 1: v1 100 then v2 130 post an entry, a reversal and an entry; --full-refresh keeps all three, ids and runs."""
+    """Rule 1: v1 100 then v2 130 post an entry, a reversal and an entry; --full-refresh keeps all three, ids and
+    runs."""
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100)])
     pipeline.build()
     pipeline.land("2026-11-02_001_main.csv", [event("A", 130, version=2, ingested_at="2026-11-02T11:00:00Z")])
     pipeline.build()
     history = sorted(pipeline.query(LEDGER))
     assert [(kind, amount) for _, kind, _, amount, _ in sorted(history, key=lambda p: (p[4], p[3]))] == [
-        ("entry", 100), ("reversal", -100), ("entry", 130),
+        ("entry", 100),
+        ("reversal", -100),
+        ("entry", 130),
     ]
     pipeline.build("--full-refresh")
     assert sorted(pipeline.query(LEDGER)) == history
@@ -32,11 +36,16 @@ def test_a_currency_change_alone_posts_a_reversal_and_a_new_entry(pipeline: Pipe
     """Rule 2: v2 changes only the currency (EUR 100 -> USD 100): -100 EUR and +100 USD are posted."""
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100, currency="EUR")])
     pipeline.build()
-    pipeline.land("2026-11-02_001_main.csv", [
-        event("A", 100, currency="USD", version=2, ingested_at="2026-11-02T11:00:00Z"),
-    ])
+    pipeline.land(
+        "2026-11-02_001_main.csv",
+        [
+            event("A", 100, currency="USD", version=2, ingested_at="2026-11-02T11:00:00Z"),
+        ],
+    )
     pipeline.build()
-    postings = pipeline.query("select posting_type, currency, amount_cents from fct_revenue_ledger order by posted_run_seq, 3")
+    postings = pipeline.query(
+        "select posting_type, currency, amount_cents from fct_revenue_ledger order by posted_run_seq, 3"
+    )
     assert postings == [("entry", "EUR", 100), ("reversal", "EUR", -100), ("entry", "USD", 100)]
     by_currency = "select currency, sum(amount_cents) from fct_revenue_ledger group by 1 order by 1"
     assert pipeline.query(by_currency) == [("EUR", 0), ("USD", 100)]
@@ -68,10 +77,10 @@ def test_a_run_with_a_failing_data_test_is_recorded_failed(pipeline: Pipeline) -
 
 
 def _hand_lease_to(pipeline: Pipeline, holder: str, heartbeat_hours_ago: float) -> None:
+    ago = f"cast(timezone('UTC', now()) as timestamp) - interval '{int(heartbeat_hours_ago * 3600)} seconds'"
     pipeline.query(
         f"update rerun_safe_lease set holder_invocation_id = '{holder}', released_at = null,"
-        f" holder_started_at = cast(timezone('UTC', now()) as timestamp) - interval '{int(heartbeat_hours_ago * 3600)} seconds',"
-        f" heartbeat_at = cast(timezone('UTC', now()) as timestamp) - interval '{int(heartbeat_hours_ago * 3600)} seconds'"
+        f" holder_started_at = {ago}, heartbeat_at = {ago}"
     )
 
 
@@ -87,7 +96,7 @@ def test_a_run_that_lost_its_lease_does_not_release_it(pipeline: Pipeline, monke
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100)])
     pipeline.build()
     original = SQLConnectionManager.add_query
-    taken = []
+    taken: list[str] = []
 
     def add_query(self, sql, *args, **kwargs):
         if not taken and "rerun_safe_lease" in sql and "set holder_invocation_id = cast(null" in sql:
@@ -130,9 +139,12 @@ def test_a_holder_still_committing_models_is_alive_though_its_heartbeat_is_old(p
     assert twin.scalar("select taken_over_from from rerun_safe_lease") == OTHER
 
 
-def test_a_delivery_staged_by_another_run_meanwhile_is_refused_before_commit(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_delivery_staged_by_another_run_meanwhile_is_refused_before_commit(
+    pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Rule 5, with the lease bypassed: while this run stages B, another run commits B (its loaded-files entry appears
-    before this run's check). The check fails staging, nothing of the run is committed, and the next run stages B once."""
+    before this run's check). The check fails staging, nothing of the run is committed, and the next run stages B
+    once."""
     from dbt.adapters.sql.connections import SQLConnectionManager
 
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100)])
@@ -140,16 +152,20 @@ def test_a_delivery_staged_by_another_run_meanwhile_is_refused_before_commit(pip
     pipeline.land("2026-11-02_001_main.csv", [event("B", 50, order_item_id="i2", ingested_at="2026-11-02T11:00:00Z")])
     staged_before = pipeline.scalar("select count(*) from stg_landing__events")
     original = SQLConnectionManager.add_query
-    raced = []
+    raced: list[str] = []
 
     def add_query(self, sql, *args, **kwargs):
         if "would be staged twice" in sql and not raced:
             raced.append(sql)
             # the other run's committed entry for B (same run number: it raced this one)
-            original(self, "insert into rerun_safe_loaded_files (file_id, run_seq) select distinct staged._file_id,"
-                           " staged._loaded_run_seq from stg_landing__events as staged"
-                           " where staged._loaded_run_seq = (select max(_loaded_run_seq) from stg_landing__events)",
-                     *args, **kwargs)
+            original(
+                self,
+                "insert into rerun_safe_loaded_files (file_id, run_seq) select distinct staged._file_id,"
+                " staged._loaded_run_seq from stg_landing__events as staged"
+                " where staged._loaded_run_seq = (select max(_loaded_run_seq) from stg_landing__events)",
+                *args,
+                **kwargs,
+            )
         return original(self, sql, *args, **kwargs)
 
     monkeypatch.setattr(SQLConnectionManager, "add_query", add_query)
@@ -182,8 +198,13 @@ def test_a_delivery_is_identified_by_its_whole_content(pipeline: Pipeline) -> No
 
 
 PAYLOAD_CHANGES = {
-    "event_type": "refund", "company_id": "co2", "order_id": "o2", "order_item_id": "i9",
-    "amount_cents": "101", "currency": "USD", "event_time": "2026-11-01T10:00:01Z",
+    "event_type": "refund",
+    "company_id": "co2",
+    "order_id": "o2",
+    "order_item_id": "i9",
+    "amount_cents": "101",
+    "currency": "USD",
+    "event_time": "2026-11-01T10:00:01Z",
 }
 
 
@@ -203,7 +224,9 @@ def test_every_payload_column_makes_a_conflict_and_ingested_at_does_not(pipeline
     )
     assert conflicting == sorted((f"P_{column}", 2) for column in PAYLOAD_CHANGES)
     assert pipeline.net_total() == 70
-    assert pipeline.query("select event_id, row_count, copy_status from int_event_copies_classified where event_id = 'R'") == [
+    assert pipeline.query(
+        "select event_id, row_count, copy_status from int_event_copies_classified where event_id = 'R'"
+    ) == [
         ("R", 2, "current"),
     ]
 
@@ -212,11 +235,15 @@ LATE = {"event_time": "2026-11-01T10:00:00Z", "ingested_at": "2026-11-05T11:00:0
 
 
 def test_a_correction_covers_late_rows_staged_in_its_own_run(pipeline: Pipeline) -> None:
-    """Rule 12: a late row lands in the same run that records the correction: its mark includes that row, so it applies."""
-    pipeline.land("2026-11-05_001_main.csv", [
-        event("ON", 10, order_item_id="i1", event_time="2026-11-05T10:00:00Z", ingested_at="2026-11-05T10:30:00Z"),
-        event("L", 100, order_item_id="i2", **LATE),
-    ])
+    """Rule 12: a late row lands in the same run that records the correction: its mark includes that row, so it
+    applies."""
+    pipeline.land(
+        "2026-11-05_001_main.csv",
+        [
+            event("ON", 10, order_item_id="i1", event_time="2026-11-05T10:00:00Z", ingested_at="2026-11-05T10:30:00Z"),
+            event("L", 100, order_item_id="i2", **LATE),
+        ],
+    )
     pipeline.build(vars={"correct_from": "2026-11-01", "correct_to": "2026-11-01"})
     assert pipeline.scalar("select cast(mark as varchar) from int_corrections_recorded") == "2026-11-05 11:00:00"
     assert pipeline.query("select event_id, status from late_events") == [("L", "applied")]
@@ -246,19 +273,38 @@ def test_a_waiting_late_higher_version_supersedes_nothing(pipeline: Pipeline) ->
 def test_an_items_order_and_currency_come_from_its_latest_contributing_copy(pipeline: Pipeline) -> None:
     """Rule 14: item i1's latest *contributing* copy is A (10:00, o1, EUR). Later copies that do not contribute (E v1
     superseded at 13:00, B waiting late at 11:00, C conflicting at 12:00) name other orders and currencies."""
-    pipeline.land("2026-11-01_001_main.csv", [
-        event("A", 100, order_id="o1", currency="EUR", event_time="2026-11-01T10:00:00Z"),
-        event("E", 5, order_id="o5", currency="USD", event_time="2026-11-01T13:00:00Z"),
-        event("C", 7, order_id="o3", currency="GBP", event_time="2026-11-01T12:00:00Z"),
-        event("C", 8, order_id="o3", currency="GBP", event_time="2026-11-01T12:00:00Z"),
-    ])
+    pipeline.land(
+        "2026-11-01_001_main.csv",
+        [
+            event("A", 100, order_id="o1", currency="EUR", event_time="2026-11-01T10:00:00Z"),
+            event("E", 5, order_id="o5", currency="USD", event_time="2026-11-01T13:00:00Z"),
+            event("C", 7, order_id="o3", currency="GBP", event_time="2026-11-01T12:00:00Z"),
+            event("C", 8, order_id="o3", currency="GBP", event_time="2026-11-01T12:00:00Z"),
+        ],
+    )
     pipeline.build()
-    pipeline.land("2026-11-02_001_main.csv", [
-        event("E", 5, order_id="o1", currency="EUR", event_time="2026-11-01T09:00:00Z", version=2,
-              ingested_at="2026-11-02T11:00:00Z"),
-        event("B", 9, order_id="o2", currency="CHF", event_time="2026-11-01T11:00:00Z",
-              ingested_at="2026-11-05T11:00:00Z"),  # 96 h late: waits
-    ])
+    pipeline.land(
+        "2026-11-02_001_main.csv",
+        [
+            event(
+                "E",
+                5,
+                order_id="o1",
+                currency="EUR",
+                event_time="2026-11-01T09:00:00Z",
+                version=2,
+                ingested_at="2026-11-02T11:00:00Z",
+            ),
+            event(
+                "B",
+                9,
+                order_id="o2",
+                currency="CHF",
+                event_time="2026-11-01T11:00:00Z",
+                ingested_at="2026-11-05T11:00:00Z",
+            ),  # 96 h late: waits
+        ],
+    )
     pipeline.build()
     item = "select order_id, currency, net_cents, event_count from fct_order_items where order_item_id = 'i1'"
     assert pipeline.query(item) == [("o1", "EUR", 105, 2)]

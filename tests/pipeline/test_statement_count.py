@@ -5,6 +5,7 @@ session 6): the run's sequence number was looked up again each time a model or h
 run stamp (39 times a run, about 13 ms each), and hooks with nothing to do sent `select 1`.
 Both are properties of the macros that no result shows, so they are counted here, from dbt's
 own JSON log."""
+
 from __future__ import annotations
 
 import json
@@ -26,8 +27,10 @@ def _statements(log: Path) -> list[str]:
 def test_an_incremental_run_looks_up_its_run_once_and_sends_no_empty_hook(pipeline: Pipeline, tmp_path: Path) -> None:
     pipeline.land("2026-11-01_001_main.csv", [event("A", 10000), event("B", 5000, order_item_id="i2")])
     pipeline.run()
-    pipeline.land("2026-11-02_001_main.csv", [event("C", 700, event_time="2026-11-02T10:00:00Z",
-                                                     ingested_at="2026-11-02T11:00:00Z")])
+    pipeline.land(
+        "2026-11-02_001_main.csv",
+        [event("C", 700, event_time="2026-11-02T10:00:00Z", ingested_at="2026-11-02T11:00:00Z")],
+    )
     logs = tmp_path / "logs"
     pipeline.run("--log-path", str(logs), "--log-format-file", "json")
     assert pipeline.net_total() == 15700  # the run did its work

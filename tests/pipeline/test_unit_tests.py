@@ -3,6 +3,7 @@
 They read their fixtures, never the warehouse, so running them in each of the suite's few
 hundred builds proved nothing more. Each adapter runs them once: here, in
 tests/postgres/test_postgres_target.py and tests/spark/test_spark_target.py."""
+
 from __future__ import annotations
 
 from tests.pipeline.project import Pipeline, event
@@ -14,4 +15,6 @@ def test_unit_tests_pass_and_builds_leave_them_out(pipeline: Pipeline) -> None:
     assert any(node.startswith("test.") for node in built.statuses), "a build runs the data tests"
     assert not any(node.startswith("unit_test.") for node in built.statuses), built.statuses
     ran = pipeline.unit_tests()
-    assert sum(node.startswith("unit_test.") for node in ran.statuses) >= 3, ran.statuses  # models/intermediate/_intermediate__models.yml has three
+    assert sum(node.startswith("unit_test.") for node in ran.statuses) >= 3, (
+        ran.statuses
+    )  # models/intermediate/_intermediate__models.yml has three

@@ -10,13 +10,14 @@ gives the business tables, ledger, late queue, quarantine and correction log of 
 this code on the same deliveries, day by day. tests/postgres/test_upgrade_on_postgres.py runs
 the same on a server.
 """
+
 from __future__ import annotations
 
 import contextlib
 import shutil
 import subprocess
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 import duckdb
 import pytest
@@ -56,16 +57,22 @@ def old_code(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A checkout of PRE_VERSION_COMMIT, removed at the end. The commit must exist: CI's fresh
     full clone of main has it; a shallow or partial clone fails here, saying so (never skipped)."""
     repo = project.PROJECT_DIR
-    found = subprocess.run(["git", "-C", str(repo), "cat-file", "-e", PRE_VERSION_COMMIT + "^{commit}"],
-                           capture_output=True, text=True)
+    found = subprocess.run(
+        ["git", "-C", str(repo), "cat-file", "-e", PRE_VERSION_COMMIT + "^{commit}"], capture_output=True, text=True
+    )
     if found.returncode != 0:
         pytest.fail(
             f"the upgrade test needs commit {PRE_VERSION_COMMIT} (the code before schema versions) and this "
             f"clone does not have it ({found.stderr.strip() or 'git cat-file failed'}): the test runs in a full "
-            "clone of main (git fetch --unshallow)", pytrace=False)
+            "clone of main (git fetch --unshallow)",
+            pytrace=False,
+        )
     worktree = tmp_path_factory.mktemp("pre_version") / "checkout"
-    added = subprocess.run(["git", "-C", str(repo), "worktree", "add", "--detach", str(worktree), PRE_VERSION_COMMIT],
-                           capture_output=True, text=True)
+    added = subprocess.run(
+        ["git", "-C", str(repo), "worktree", "add", "--detach", str(worktree), PRE_VERSION_COMMIT],
+        capture_output=True,
+        text=True,
+    )
     assert added.returncode == 0, f"git worktree add failed: {added.stderr}"
     try:
         yield worktree
@@ -77,9 +84,11 @@ def old_code(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 # This code with its one migration step failing after it wrote (a table, then a row): the whole
 # upgrade must roll back.
 STEP = "    {%- do run_query(rerun_safe.create_schema_version_table_sql()) -%}\n{% endmacro %}"
-FAILING_STEP = ("    {%- do run_query(rerun_safe.create_schema_version_table_sql()) -%}\n"
-                "    {%- do run_query(rerun_safe.schema_version_row_sql(rerun_safe.code_schema_version(), 0)) -%}\n"
-                "    {%- do run_query(\"select cast('boom' as integer)\") -%}\n{% endmacro %}")
+FAILING_STEP = (
+    "    {%- do run_query(rerun_safe.create_schema_version_table_sql()) -%}\n"
+    "    {%- do run_query(rerun_safe.schema_version_row_sql(rerun_safe.code_schema_version(), 0)) -%}\n"
+    "    {%- do run_query(\"select cast('boom' as integer)\") -%}\n{% endmacro %}"
+)
 
 
 @pytest.fixture(scope="module")
@@ -120,18 +129,31 @@ def own_parse(pipeline: Pipeline) -> Pipeline:
 
 def every_table(pipeline: Pipeline) -> dict[str, list[tuple]]:
     """Every row of every table of the warehouse's schema: what "wrote nothing" compares."""
-    names = [name for (name,) in pipeline.query(
-        "select table_name from information_schema.tables where table_schema = current_schema()"
-        " and table_type = 'BASE TABLE'")]
+    names = [
+        name
+        for (name,) in pipeline.query(
+            "select table_name from information_schema.tables where table_schema = current_schema()"
+            " and table_type = 'BASE TABLE'"
+        )
+    ]
     return {name: pipeline.table(name) for name in sorted(names)}
 
 
 def kept_state(pipeline: Pipeline) -> dict[str, list[tuple]]:
     """What the upgrade must keep: the ledger, the correction log, the deliveries, the run log
     and the run registry, every column."""
-    return {name: pipeline.table(name) for name in (
-        "fct_revenue_ledger", "int_corrections_recorded", "stg_landing__deliveries", "rerun_safe_loaded_files",
-        "rerun_safe_run_log", "rerun_safe_runs", "stg_landing__events")}
+    return {
+        name: pipeline.table(name)
+        for name in (
+            "fct_revenue_ledger",
+            "int_corrections_recorded",
+            "stg_landing__deliveries",
+            "rerun_safe_loaded_files",
+            "rerun_safe_run_log",
+            "rerun_safe_runs",
+            "stg_landing__events",
+        )
+    }
 
 
 def compared_state(pipeline: Pipeline) -> dict[str, list[tuple]]:
@@ -139,8 +161,10 @@ def compared_state(pipeline: Pipeline) -> dict[str, list[tuple]]:
     the correction log without its run stamps."""
     return {
         **engine_state(pipeline),
-        "corrections": sorted(pipeline.query(
-            "select correction_id, correct_from, correct_to, mark from int_corrections_recorded"), key=repr),
+        "corrections": sorted(
+            pipeline.query("select correction_id, correct_from, correct_to, mark from int_corrections_recorded"),
+            key=repr,
+        ),
     }
 
 
@@ -156,9 +180,14 @@ def upgrade(pipeline: Pipeline, capsys: pytest.CaptureFixture[str]) -> tuple[boo
     return result.success, capsys.readouterr().out
 
 
-def check_upgrade_path(upgraded: Pipeline, clean: Pipeline, old_code: Path, deliveries: list[list[Path]],
-                       capsys: pytest.CaptureFixture[str],
-                       on_old_warehouse: Callable[[Pipeline], None] | None = None) -> None:
+def check_upgrade_path(
+    upgraded: Pipeline,
+    clean: Pipeline,
+    old_code: Path,
+    deliveries: list[list[Path]],
+    capsys: pytest.CaptureFixture[str],
+    on_old_warehouse: Callable[[Pipeline], None] | None = None,
+) -> None:
     """The whole scenario on two fresh pipelines of one adapter. `on_old_warehouse` runs on the
     warehouse the old code built, before anything else touches it."""
     for pipeline in (upgraded, clean):
@@ -175,7 +204,9 @@ def check_upgrade_path(upgraded: Pipeline, clean: Pipeline, old_code: Path, deli
     if on_old_warehouse is not None:
         on_old_warehouse(upgraded)
     before = every_table(upgraded)
-    assert "rerun_safe_schema_version" not in before, "the old code already records a schema version: pin an older commit"
+    assert "rerun_safe_schema_version" not in before, (
+        "the old code already records a schema version: pin an older commit"
+    )
     assert before["int_corrections_recorded"] and before["fct_revenue_ledger"] and before["late_events"]
 
     # this code on the old warehouse: refused before any write, naming the command
@@ -189,7 +220,9 @@ def check_upgrade_path(upgraded: Pipeline, clean: Pipeline, old_code: Path, deli
     kept = kept_state(upgraded)
     ok, output = upgrade(upgraded, capsys)
     assert ok, output
-    assert kept_state(upgraded) == kept, "the upgrade changed the ledger, the corrections, the deliveries or the run log"
+    assert kept_state(upgraded) == kept, (
+        "the upgrade changed the ledger, the corrections, the deliveries or the run log"
+    )
     versions = upgraded.table("rerun_safe_schema_version")
     assert [row[:2] for row in versions] == [(CODE_VERSION, 0)]
     upgraded_tables = every_table(upgraded)
@@ -207,7 +240,8 @@ def check_upgrade_path(upgraded: Pipeline, clean: Pipeline, old_code: Path, deli
     assert upgraded.table("rerun_safe_schema_version") == versions
     # the old code's runs are still in the registry, before this code's build
     assert [status for (status,) in upgraded.query("select status from rerun_safe_runs order by run_seq")] == [
-        "success"] * len(deliveries)
+        "success"
+    ] * len(deliveries)
 
 
 def execute(pipeline: Pipeline, sql: str) -> None:
@@ -227,8 +261,11 @@ def execute(pipeline: Pipeline, sql: str) -> None:
 def check_newer_warehouse_is_refused(pipeline: Pipeline, capsys: pytest.CaptureFixture[str]) -> None:
     """A warehouse of a later version (as a later release would leave it): the build and the
     upgrade both refuse, writing nothing."""
-    execute(pipeline, f"insert into rerun_safe_schema_version select {CODE_VERSION + 1}, {CODE_VERSION},"
-                   " recorded_at, invocation_id, command from rerun_safe_schema_version")
+    execute(
+        pipeline,
+        f"insert into rerun_safe_schema_version select {CODE_VERSION + 1}, {CODE_VERSION},"
+        " recorded_at, invocation_id, command from rerun_safe_schema_version",
+    )
     before = every_table(pipeline)
     build = pipeline.dbt("build")
     assert not build.success and f"has schema version {CODE_VERSION + 1}, newer than this code" in message_of(build)
@@ -237,8 +274,13 @@ def check_newer_warehouse_is_refused(pipeline: Pipeline, capsys: pytest.CaptureF
     assert every_table(pipeline) == before
 
 
-def check_a_failed_upgrade_commits_nothing(pipeline: Pipeline, old_code: Path, failing_code: Path,
-                                          deliveries: list[list[Path]], capsys: pytest.CaptureFixture[str]) -> None:
+def check_a_failed_upgrade_commits_nothing(
+    pipeline: Pipeline,
+    old_code: Path,
+    failing_code: Path,
+    deliveries: list[list[Path]],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     """A step that fails after it wrote: the upgrade fails and the warehouse is as the old code
     left it (one transaction); the real upgrade then succeeds."""
     own_parse(pipeline)
@@ -255,14 +297,23 @@ def check_a_failed_upgrade_commits_nothing(pipeline: Pipeline, old_code: Path, f
     assert [row[:2] for row in pipeline.table("rerun_safe_schema_version")] == [(CODE_VERSION, 0)]
 
 
-def test_a_failed_upgrade_commits_nothing(tmp_path: Path, old_code: Path, failing_upgrade_code: Path,
-                                          deliveries: list[list[Path]], capsys: pytest.CaptureFixture[str]) -> None:
-    check_a_failed_upgrade_commits_nothing(Pipeline(tmp_path / "failed"), old_code, failing_upgrade_code, deliveries,
-                                           capsys)
+def test_a_failed_upgrade_commits_nothing(
+    tmp_path: Path,
+    old_code: Path,
+    failing_upgrade_code: Path,
+    deliveries: list[list[Path]],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    check_a_failed_upgrade_commits_nothing(
+        Pipeline(tmp_path / "failed"), old_code, failing_upgrade_code, deliveries, capsys
+    )
 
 
 def test_a_warehouse_of_the_previous_code_upgrades_and_equals_a_clean_build(
-    tmp_path: Path, old_code: Path, deliveries: list[list[Path]], capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    old_code: Path,
+    deliveries: list[list[Path]],
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     upgraded = Pipeline(tmp_path / "upgraded")
     check_upgrade_path(upgraded, Pipeline(tmp_path / "clean"), old_code, deliveries, capsys)
@@ -284,10 +335,13 @@ def test_a_first_build_stopped_before_its_version_row_is_no_older_warehouse(tmp_
     statement by statement) left an empty version table and no registry: the next build is a
     first build, not one on a warehouse of version 0."""
     pipeline = Pipeline(tmp_path / "stopped")
-    pipeline.query("create table rerun_safe_schema_version (schema_version bigint not null, from_version bigint,"
-                   " recorded_at timestamp not null, invocation_id varchar not null, command varchar not null)")
+    pipeline.query(
+        "create table rerun_safe_schema_version (schema_version bigint not null, from_version bigint,"
+        " recorded_at timestamp not null, invocation_id varchar not null, command varchar not null)"
+    )
     pipeline.land("2026-11-01_001_main.csv", [project.event("A", 10000)])
     pipeline.build()
     assert pipeline.query("select schema_version, from_version, command from rerun_safe_schema_version") == [
-        (CODE_VERSION, None, "build")]
+        (CODE_VERSION, None, "build")
+    ]
     assert pipeline.net_total() == 10000

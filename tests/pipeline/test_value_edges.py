@@ -10,6 +10,7 @@ One delivery holds a row per case; one build stages it; each row must end where 
   row is valid, one second beyond it is `event_time_after_ingestion`;
 - the quarantine keeps the landed text of every field of a rejected row (trimmed, as staged).
 """
+
 from __future__ import annotations
 
 import sys
@@ -89,9 +90,20 @@ def staged(tmp_path_factory: pytest.TempPathFactory) -> tuple[Pipeline, list[tup
 
 
 def _staged_rows(pipeline: Pipeline) -> dict[int, tuple]:
-    columns = ", ".join(["invalid_reason", *HEADER[:5], "raw_amount_cents", "currency", "raw_event_time",
-                         "raw_ingested_at", "raw_version"])
-    return {line: rest for line, *rest in pipeline.query(f"select source_line, {columns} from stg_landing__events")}
+    columns = ", ".join(
+        [
+            "invalid_reason",
+            *HEADER[:5],
+            "raw_amount_cents",
+            "currency",
+            "raw_event_time",
+            "raw_ingested_at",
+            "raw_version",
+        ]
+    )
+    return {
+        line: tuple(rest) for line, *rest in pipeline.query(f"select source_line, {columns} from stg_landing__events")
+    }
 
 
 def test_every_row_gets_the_reason_of_its_rule(staged: tuple[Pipeline, list]) -> None:
@@ -133,7 +145,7 @@ def test_values_are_trimmed_at_both_ends(staged: tuple[Pipeline, list]) -> None:
     untrimmed = []
     for line, (row, expected) in enumerate(rows, start=2):
         if expected is None and any(v != v.strip(" \t") for v in row.values()):
-            staged_row = dict(zip(columns, found[line]))
+            staged_row = dict(zip(columns, found[line], strict=True))
             for column in HEADER:
                 if staged_row[column] != row[column].strip(" \t"):
                     untrimmed.append((line, column, row[column], staged_row[column]))
@@ -146,7 +158,8 @@ def test_values_are_trimmed_at_both_ends(staged: tuple[Pipeline, list]) -> None:
 def test_the_quarantine_keeps_the_landed_text_of_every_field(staged: tuple[Pipeline, list]) -> None:
     pipeline, rows = staged
     quarantined = {
-        line: rest for line, *rest in pipeline.query(
+        line: rest
+        for line, *rest in pipeline.query(
             "select source_line, reason, " + ", ".join(HEADER) + " from quarantined_events"
         )
     }
@@ -157,7 +170,7 @@ def test_the_quarantine_keeps_the_landed_text_of_every_field(staged: tuple[Pipel
         row, reason = rows[line - 2]
         reason_found, *values = quarantined[line]
         assert reason_found == reason
-        for column, value in zip(HEADER, values):
+        for column, value in zip(HEADER, values, strict=True):
             if value != row[column].strip(" \t\r\n"):
                 changed.append((line, column, row[column], value))
     assert not changed, f"the quarantine does not hold the landed text: {changed[:5]}"

@@ -9,19 +9,20 @@ Representation choices (see the module's report / docstrings):
 - money columns are int64, never float;
 - a blank ``order_id`` is typed as null (None), like a padded missing field.
 """
+
 from __future__ import annotations
 
 import csv
 import math
 import re
 from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from collections.abc import Mapping
-from typing import Iterable, Optional
 
 import pandas as pd
+from pandas._libs.tslibs.nattype import NaTType
 
 CONTRACT_COLUMNS = [
     "event_id",
@@ -63,9 +64,9 @@ INT64_MAX = 2**63 - 1
 _INT_RE = re.compile(r"-?[0-9]+")
 # Characters a key may not hold: controls, the ASCII space, Unicode blanks and format characters.
 _UNSAFE_KEY_RE = re.compile("[\x00-\x20\x7f-\xa0\u1680\u2000-\u200f\u2028-\u202f\u205f-\u2064\u3000\ufeff]")
-MAX_AMOUNT_CENTS = 10**12          # var max_amount_cents
-MAX_EVENT_TIME_AHEAD_HOURS = 24    # var max_event_time_ahead_hours
-MAX_INGESTED_AHEAD_HOURS = 24      # var max_ingested_ahead_hours
+MAX_AMOUNT_CENTS = 10**12  # var max_amount_cents
+MAX_EVENT_TIME_AHEAD_HOURS = 24  # var max_event_time_ahead_hours
+MAX_INGESTED_AHEAD_HOURS = 24  # var max_ingested_ahead_hours
 _CURRENCY_RE = re.compile(r"[A-Z]{3}")
 # The active ISO 4217 currencies (read from the seed the models join, so a code added there is
 # known to both).
@@ -82,7 +83,7 @@ _TS_SPACE_RE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2}) ([0-9]{2}):([0-9]{2
 class Correction:
     correct_from: date
     correct_to: date
-    mark: pd.Timestamp  # greatest valid ingested_at landed when the correction was recorded
+    mark: pd.Timestamp | NaTType  # greatest valid ingested_at landed when the correction was recorded
 
 
 @dataclass
@@ -116,7 +117,12 @@ def read_landing(landing: Path) -> pd.DataFrame:
     """
     out = []
     for path in sorted(Path(landing).iterdir()):
-        if not path.name.lower().endswith(".csv") or path.name.startswith(".") or path.is_symlink() or not path.is_file():
+        if (
+            not path.name.lower().endswith(".csv")
+            or path.name.startswith(".")
+            or path.is_symlink()
+            or not path.is_file()
+        ):
             continue
         with open(path, newline="", encoding="utf-8-sig") as f:
             records = [r for r in csv.reader(f, delimiter=",", quotechar='"', doublequote=True) if r != []]
@@ -124,7 +130,7 @@ def read_landing(landing: Path) -> pd.DataFrame:
             continue  # 0-byte file
         header = [h.strip() for h in records[0]]
         for ordinal, fields in enumerate(records[1:], start=1):
-            row = {}
+            row: dict[str, object] = {}
             for col in CONTRACT_COLUMNS:
                 if col in header and header.index(col) < len(fields):
                     row[col] = fields[header.index(col)]
@@ -134,7 +140,7 @@ def read_landing(landing: Path) -> pd.DataFrame:
             row["source_line"] = ordinal + 1
             row["malformed"] = len(fields) > len(header)
             out.append(row)
-    df = pd.DataFrame(out, columns=CONTRACT_COLUMNS + ["source_file", "source_line", "malformed"])
+    df = pd.DataFrame(out, columns=[*CONTRACT_COLUMNS, "source_file", "source_line", "malformed"])
     df["source_line"] = df["source_line"].astype("int64")
     df["malformed"] = df["malformed"].astype(bool)
     return df
@@ -143,7 +149,7 @@ def read_landing(landing: Path) -> pd.DataFrame:
 # --------------------------------------------------------------------------- typing
 
 
-def _clean(value) -> Optional[str]:
+def _clean(value) -> str | None:
     """Trim surrounding whitespace; None/NaN stay None."""
     if value is None:
         return None
@@ -152,11 +158,11 @@ def _clean(value) -> Optional[str]:
     return str(value).strip()
 
 
-def _is_blank(value: Optional[str]) -> bool:
+def _is_blank(value: str | None) -> bool:
     return value is None or value == ""
 
 
-def _parse_int(value: Optional[str]) -> Optional[int]:
+def _parse_int(value: str | None) -> int | None:
     """ASCII digits with an optional leading '-', within int64; else None."""
     if value is None or not _INT_RE.fullmatch(value):
         return None
@@ -166,7 +172,7 @@ def _parse_int(value: Optional[str]) -> Optional[int]:
     return n
 
 
-def parse_timestamp(value: Optional[str]) -> Optional[datetime]:
+def parse_timestamp(value: str | None) -> datetime | None:
     """``YYYY-MM-DDTHH:MM:SSZ`` or ``YYYY-MM-DD HH:MM:SS`` (UTC), a real instant; else None."""
     if value is None:
         return None
@@ -174,19 +180,20 @@ def parse_timestamp(value: Optional[str]) -> Optional[datetime]:
     if not m:
         return None
     try:
-        return datetime(*(int(g) for g in m.groups()))  # rejects month 13, Feb 30, hour 24, ...
+        year, month, day, hour, minute, second = (int(g) for g in m.groups())
+        return datetime(year, month, day, hour, minute, second)  # rejects month 13, Feb 30, hour 24, ...
     except ValueError:
         return None
 
 
 def clock_for(raw: dict, now=None) -> datetime:
-    """"Now" for one row: the clock of the run that first saw its delivery (docs/semantics.md,
+    """ "Now" for one row: the clock of the run that first saw its delivery (docs/semantics.md,
     "The clock"). ``now`` is that instant (naive UTC), or a mapping of source_file to it (each
     delivery's first run), or None for the machine's clock (a run seeing the delivery now)."""
     if isinstance(now, dict):
         now = now.get(raw.get("source_file"))
     if now is None:
-        return datetime.now(timezone.utc).replace(tzinfo=None, microsecond=0)
+        return datetime.now(UTC).replace(tzinfo=None, microsecond=0)
     return _to_naive_utc(now)
 
 
@@ -202,7 +209,10 @@ def validate(raw: dict, now=None):
         return "missing_company_id", None
     if _is_blank(v["order_item_id"]):
         return "missing_order_item_id", None
-    if any(v[k] is not None and _UNSAFE_KEY_RE.search(v[k]) for k in ("event_id", "company_id", "order_id", "order_item_id")):
+    if any(
+        (value := v[k]) is not None and _UNSAFE_KEY_RE.search(value)
+        for k in ("event_id", "company_id", "order_id", "order_item_id")
+    ):
         return "invalid_key", None
     if v["event_type"] not in ("sale", "refund"):
         return "unknown_event_type", None
@@ -269,7 +279,7 @@ def _records(rows: pd.DataFrame) -> list:
     return recs
 
 
-def mark_now(rows: pd.DataFrame, now=None) -> pd.Timestamp:
+def mark_now(rows: pd.DataFrame, now=None) -> pd.Timestamp | NaTType:
     """Greatest ingested_at among valid rows (what the pipeline records as a correction mark)."""
     marks = []
     for raw in _records(rows):
@@ -285,22 +295,40 @@ def mark_now(rows: pd.DataFrame, now=None) -> pd.Timestamp:
 PAYLOAD_KEY = ["event_id", "version", *(c for c in CONTRACT_COLUMNS if c not in ("event_id", "version", "ingested_at"))]
 
 ORDER_ITEMS_COLUMNS = [
-    "company_id", "order_item_id", "order_id", "currency", "gross_cents", "refunded_cents",
-    "net_cents", "event_count", "first_event_time", "last_event_time",
+    "company_id",
+    "order_item_id",
+    "order_id",
+    "currency",
+    "gross_cents",
+    "refunded_cents",
+    "net_cents",
+    "event_count",
+    "first_event_time",
+    "last_event_time",
 ]
 DAILY_COLUMNS = [
-    "company_id", "revenue_date", "currency", "gross_cents", "refunded_cents", "net_cents", "event_count",
+    "company_id",
+    "revenue_date",
+    "currency",
+    "gross_cents",
+    "refunded_cents",
+    "net_cents",
+    "event_count",
 ]
 MONEY = ["gross_cents", "refunded_cents", "net_cents", "event_count"]
 
 
-def run_oracle(rows: pd.DataFrame, allowed_lateness_hours: int = 72,
-               corrections: Iterable[Correction] = (), now=None,
-               run_of_file: Mapping[str, int] | None = None) -> OracleResult:
+def run_oracle(
+    rows: pd.DataFrame,
+    allowed_lateness_hours: int = 72,
+    corrections: Iterable[Correction] = (),
+    now=None,
+    run_of_file: Mapping[str, int] | None = None,
+) -> OracleResult:
     """``now``: the clock each delivery's first run had (see clock_for). ``run_of_file``: the run
     that first saw each delivery (source_file -> run number); a copy's ``first_seen_run`` is the
     first run that saw any of its rows (None without the mapping)."""
-    corrections = [
+    ranges = [
         (_to_date(c.correct_from), _to_date(c.correct_to), _to_naive_utc(c.mark))
         for c in corrections
         if c.mark is not None and not pd.isna(c.mark)
@@ -316,8 +344,14 @@ def run_oracle(rows: pd.DataFrame, allowed_lateness_hours: int = 72,
         if reason is None:
             valid.append((typed, raw))
         else:
-            quarantined.append({"source_file": raw["source_file"], "source_line": raw["source_line"],
-                                "event_id": _clean(raw.get("event_id")), "reason": reason})
+            quarantined.append(
+                {
+                    "source_file": raw["source_file"],
+                    "source_line": raw["source_line"],
+                    "event_id": _clean(raw.get("event_id")),
+                    "reason": reason,
+                }
+            )
     n_invalid = len(quarantined)
 
     # 2. copies: valid rows with the same (event_id, version, typed payload)
@@ -326,19 +360,20 @@ def run_oracle(rows: pd.DataFrame, allowed_lateness_hours: int = 72,
         copies[tuple(typed[c] for c in PAYLOAD_KEY)].append((typed, raw))
     copy_list = []
     for key, members in copies.items():
-        first = dict(zip(PAYLOAD_KEY, key))
+        first = dict(zip(PAYLOAD_KEY, key, strict=True))
         first["ingested_at"] = min(t["ingested_at"] for t, _ in members)  # earliest arrival
         first["rows"] = members
         # the copy stands for its earliest row: earliest ingested_at, then file, then line
         earliest = min(members, key=lambda m: (m[0]["ingested_at"], m[1]["source_file"], m[1]["source_line"]))[1]
         first["source_file"], first["source_line"] = earliest["source_file"], earliest["source_line"]
-        first["first_seen_run"] = (min(run_of_file[raw["source_file"]] for _, raw in members)
-                                   if run_of_file is not None else None)
+        first["first_seen_run"] = (
+            min(run_of_file[raw["source_file"]] for _, raw in members) if run_of_file is not None else None
+        )
         first["revenue_date"] = first["event_time"].date()
         first["lateness"] = first["ingested_at"] - first["event_time"]
         first["late"] = first["lateness"] > allowed  # strictly greater
         first["covered"] = any(
-            f <= first["revenue_date"] <= t and first["ingested_at"] <= mark for f, t, mark in corrections
+            f <= first["revenue_date"] <= t and first["ingested_at"] <= mark for f, t, mark in ranges
         )
         first["applicable"] = (not first["late"]) or first["covered"]
         copy_list.append(first)
@@ -355,8 +390,8 @@ def run_oracle(rows: pd.DataFrame, allowed_lateness_hours: int = 72,
         if c["applicable"]:
             by_version[(c["event_id"], c["version"])].append(c)
     conflicting_versions = {k for k, cs in by_version.items() if len(cs) > 1}
-    current_version = {}
-    for (event_id, version) in by_version:
+    current_version: dict[str, object] = {}
+    for event_id, version in by_version:
         current_version[event_id] = max(version, current_version.get(event_id, version))
 
     n_conflicting = n_superseded = 0
@@ -369,8 +404,14 @@ def run_oracle(rows: pd.DataFrame, allowed_lateness_hours: int = 72,
             for c in cs:
                 c["status"] = "conflicting"
                 for _, raw in c["rows"]:  # every row of a conflicting copy is quarantined
-                    quarantined.append({"source_file": raw["source_file"], "source_line": raw["source_line"],
-                                        "event_id": event_id, "reason": "conflicting_version"})
+                    quarantined.append(
+                        {
+                            "source_file": raw["source_file"],
+                            "source_line": raw["source_line"],
+                            "event_id": event_id,
+                            "reason": "conflicting_version",
+                        }
+                    )
         elif version < current_version[event_id]:
             n_superseded += len(cs)
             for c in cs:
@@ -389,7 +430,7 @@ def run_oracle(rows: pd.DataFrame, allowed_lateness_hours: int = 72,
         "current": len(contributing),
     }
 
-    quarantine_counts = defaultdict(int)
+    quarantine_counts: defaultdict[str, int] = defaultdict(int)
     for q in quarantined:
         quarantine_counts[q["reason"]] += 1
 
@@ -402,26 +443,62 @@ def run_oracle(rows: pd.DataFrame, allowed_lateness_hours: int = 72,
         balance=balance,
         quarantined_events=pd.DataFrame(quarantined, columns=["source_file", "source_line", "event_id", "reason"]),
         late_events=pd.DataFrame(
-            [{"event_id": c["event_id"], "version": c["version"], "event_time": pd.Timestamp(c["event_time"]),
-              "ingested_at": pd.Timestamp(c["ingested_at"]), "revenue_date": c["revenue_date"],
-              "lateness": pd.Timedelta(c["lateness"]),
-              "status": "applied" if c["applicable"] else "waiting",
-              "first_seen_run": c["first_seen_run"]} for c in late_copies],
-            columns=["event_id", "version", "event_time", "ingested_at", "revenue_date", "lateness", "status",
-                     "first_seen_run"],
+            [
+                {
+                    "event_id": c["event_id"],
+                    "version": c["version"],
+                    "event_time": pd.Timestamp(c["event_time"]),
+                    "ingested_at": pd.Timestamp(c["ingested_at"]),
+                    "revenue_date": c["revenue_date"],
+                    "lateness": pd.Timedelta(c["lateness"]),
+                    "status": "applied" if c["applicable"] else "waiting",
+                    "first_seen_run": c["first_seen_run"],
+                }
+                for c in late_copies
+            ],
+            columns=[
+                "event_id",
+                "version",
+                "event_time",
+                "ingested_at",
+                "revenue_date",
+                "lateness",
+                "status",
+                "first_seen_run",
+            ],
         ),
         contributing_events=pd.DataFrame(
-            [{k: c[k] for k in PAYLOAD_KEY + ["ingested_at", "revenue_date"]} for c in contributing],
-            columns=PAYLOAD_KEY + ["ingested_at", "revenue_date"],
+            [{k: c[k] for k in [*PAYLOAD_KEY, "ingested_at", "revenue_date"]} for c in contributing],
+            columns=[*PAYLOAD_KEY, "ingested_at", "revenue_date"],
         ),
         copies=pd.DataFrame(
-            [{"copy": tuple(c[k] for k in PAYLOAD_KEY), "event_id": c["event_id"], "version": c["version"],
-              "source_file": c["source_file"],
-              "source_line": int(c["source_line"]), "ingested_at": pd.Timestamp(c["ingested_at"]),
-              "status": c["status"], "is_late": c["late"], "row_count": len(c["rows"]),
-              "first_seen_run": c["first_seen_run"]} for c in copy_list],
-            columns=["copy", "event_id", "version", "source_file", "source_line", "ingested_at", "status", "is_late",
-                     "row_count", "first_seen_run"],
+            [
+                {
+                    "copy": tuple(c[k] for k in PAYLOAD_KEY),
+                    "event_id": c["event_id"],
+                    "version": c["version"],
+                    "source_file": c["source_file"],
+                    "source_line": int(c["source_line"]),
+                    "ingested_at": pd.Timestamp(c["ingested_at"]),
+                    "status": c["status"],
+                    "is_late": c["late"],
+                    "row_count": len(c["rows"]),
+                    "first_seen_run": c["first_seen_run"],
+                }
+                for c in copy_list
+            ],
+            columns=[
+                "copy",
+                "event_id",
+                "version",
+                "source_file",
+                "source_line",
+                "ingested_at",
+                "status",
+                "is_late",
+                "row_count",
+                "first_seen_run",
+            ],
         ),
     )
 
@@ -442,18 +519,20 @@ def _order_items(events: list) -> pd.DataFrame:
         latest = max(es, key=lambda e: (e["event_time"], e["event_id"]))
         gross = sum(_amounts(e)[0] for e in es)
         refunded = sum(_amounts(e)[1] for e in es)
-        out.append({
-            "company_id": company_id,
-            "order_item_id": order_item_id,
-            "order_id": latest["order_id"],
-            "currency": latest["currency"],
-            "gross_cents": gross,
-            "refunded_cents": refunded,
-            "net_cents": gross - refunded,
-            "event_count": len(es),
-            "first_event_time": pd.Timestamp(min(e["event_time"] for e in es)),
-            "last_event_time": pd.Timestamp(max(e["event_time"] for e in es)),
-        })
+        out.append(
+            {
+                "company_id": company_id,
+                "order_item_id": order_item_id,
+                "order_id": latest["order_id"],
+                "currency": latest["currency"],
+                "gross_cents": gross,
+                "refunded_cents": refunded,
+                "net_cents": gross - refunded,
+                "event_count": len(es),
+                "first_event_time": pd.Timestamp(min(e["event_time"] for e in es)),
+                "last_event_time": pd.Timestamp(max(e["event_time"] for e in es)),
+            }
+        )
     df = pd.DataFrame(out, columns=ORDER_ITEMS_COLUMNS)
     df = df.astype({c: "int64" for c in MONEY})
     df["first_event_time"] = pd.to_datetime(df["first_event_time"])
@@ -469,15 +548,17 @@ def _daily_revenue(events: list) -> pd.DataFrame:
     for (company_id, revenue_date, currency), es in groups.items():
         gross = sum(_amounts(e)[0] for e in es)
         refunded = sum(_amounts(e)[1] for e in es)
-        out.append({
-            "company_id": company_id,
-            "revenue_date": revenue_date,
-            "currency": currency,
-            "gross_cents": gross,
-            "refunded_cents": refunded,
-            "net_cents": gross - refunded,
-            "event_count": len(es),
-        })
+        out.append(
+            {
+                "company_id": company_id,
+                "revenue_date": revenue_date,
+                "currency": currency,
+                "gross_cents": gross,
+                "refunded_cents": refunded,
+                "net_cents": gross - refunded,
+                "event_count": len(es),
+            }
+        )
     df = pd.DataFrame(out, columns=DAILY_COLUMNS)
     df = df.astype({c: "int64" for c in MONEY})
     return df.sort_values(["company_id", "revenue_date", "currency"]).reset_index(drop=True)
