@@ -384,6 +384,28 @@ def render(d: dict[str, Any], mach: dict[str, Any], plot: Path | None) -> str:
     return "\n".join([*lines, ""])
 
 
+def _compaction_panel(cx: Any, pairs: list[dict[str, Any]], runs: int, gain: float | None) -> None:
+    """The days after the runs on both copies, as-is and compacted, side by side."""
+    width = 0.38
+    for i, x in enumerate(pairs):
+        for j, (c, name, colour) in enumerate((("as_is", "as-is", "C1"), ("compact", "compacted", "C2"))):
+            v = x[c]["model_s"]
+            at = i + (j - 0.5) * width
+            cx.bar(at, v, width, color=colour)
+            cx.annotate(f"{v:.2f}", (at, v), textcoords="offset points", xytext=(0, 3), ha="center", fontsize=8)
+            cx.text(at, v * 0.04, name, rotation=90, ha="center", va="bottom", color="white", fontsize=9)
+    cx.set_xticks(range(len(pairs)))
+    cx.set_xticklabels([f"{x['day']}\n({x['first'].replace('_', '-')} first)" for x in pairs], fontsize=8)
+    cx.set_xlabel(f"the {len(pairs)} days after run {runs}, on both copies")
+    bought = (
+        "compaction buys " + pct(gain).lstrip("+")
+        if gain is not None and gain > 0
+        else ("compaction buys nothing: " + pct(gain))
+    )
+    cx.set_title(bought + "\n(as-is / compacted - 1, mean of both days)", fontsize=10)
+    cx.grid(True, axis="y", alpha=0.3)
+
+
 def make_plot(d: dict[str, Any], path: Path) -> bool:
     """Left: t_inc of every daily run, with the means the drift compares. Right, when the layout test
     ran: the two days after the runs on both copies, as-is and compacted, side by side: what the
@@ -440,28 +462,7 @@ def make_plot(d: dict[str, Any], path: Path) -> bool:
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
     if pairs:
-        width = 0.38
-        for i, x in enumerate(pairs):
-            for j, (c, name, colour) in enumerate((("as_is", "as-is", "C1"), ("compact", "compacted", "C2"))):
-                v = x[c]["model_s"]
-                at = i + (j - 0.5) * width
-                cx.bar(at, v, width, color=colour)
-                cx.annotate(f"{v:.2f}", (at, v), textcoords="offset points", xytext=(0, 3), ha="center", fontsize=8)
-                cx.text(at, v * 0.04, name, rotation=90, ha="center", va="bottom", color="white", fontsize=9)
-        cx.set_xticks(range(len(pairs)))
-        cx.set_xticklabels([f"{x['day']}\n({x['first'].replace('_', '-')} first)" for x in pairs], fontsize=8)
-        cx.set_xlabel(f"the {len(pairs)} days after run {len(runs)}, on both copies")
-        gain = s["layout"]
-        cx.set_title(
-            (
-                "compaction buys " + pct(gain).lstrip("+")
-                if gain is not None and gain > 0
-                else "compaction buys nothing: " + pct(gain)
-            )
-            + "\n(as-is / compacted - 1, mean of both days)",
-            fontsize=10,
-        )
-        cx.grid(True, axis="y", alpha=0.3)
+        _compaction_panel(cx, pairs, len(runs), s["layout"])
     verdict = (
         "within the threshold: no compaction step needed"
         if s["drift"] is not None and s["drift"] <= DRIFT_TARGET

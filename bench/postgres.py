@@ -235,8 +235,12 @@ def render(saved: dict[str, Any]) -> str:
             f"R1 ({r['label']} vs {base['label']}): **{ratio(x['model_s'], inc[0]['model_s'])}** on model time, "
             f"**{ratio(x['wall_s'], inc[0]['wall_s'])}** on wall time."
         )
-    largest = results[-1]
-    lines += [
+    return "\n".join([*lines, *_largest(results[-1])]) + "\n"
+
+
+def _largest(largest: dict[str, Any]) -> list[str]:
+    """Where the incremental run's time goes at the largest size, and its tables and indexes."""
+    return [
         "",
         f"Where the incremental run's model time goes at {largest['label']} (seconds per statement kind, "
         "from dbt's debug log):",
@@ -268,7 +272,6 @@ def render(saved: dict[str, Any]) -> str:
             for t in largest["tables"]
         ],
     ]
-    return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
