@@ -2,7 +2,7 @@
 
     python -m bench --target duckdb --size full       # make bench: 1M, 10M, 30M; docs/benchmarks.md (~30 min)
     python -m bench --target duckdb --size quick      # make bench-quick: 1M, 3M; target/bench/quick/
-    python -m bench --target duckdb --size small      # the CI smoke: 20k, 60k; target/bench/small/
+    python -m bench --target duckdb --size small      # the CI smoke: 12k, 36k; target/bench/small/
     python -m bench --target postgres --size 1M,10M   # make bench-postgres
     python -m bench --target spark --size 1M          # make bench-spark
     python -m bench drift                             # make bench-drift
@@ -30,7 +30,7 @@ from bench.results import Mode, Results, load, save
 from bench.sizes import Plan, bench_size
 
 TARGETS = ("duckdb", "postgres", "spark")
-PRESETS = {Mode.FULL: "1M,10M,30M", Mode.QUICK: "1M,3M", Mode.SMALL: "20k,60k"}
+PRESETS = {Mode.FULL: "1M,10M,30M", Mode.QUICK: "1M,3M", Mode.SMALL: "12k,36k"}
 PAGES = {
     Mode.FULL: ROOT / "docs" / "benchmarks.md",
     Mode.QUICK: SCRATCH / "quick" / "benchmarks-quick.md",
@@ -63,7 +63,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--size",
         default="full",
-        help="full (1M,10M,30M), quick (1M,3M), small (20k,60k, batch 6000) or sizes such as 1M,3M",
+        help="full (1M,10M,30M), quick (1M,3M), small (12k,36k, batch 6000) or sizes such as 1M,3M",
     )
     p.add_argument("--batch-events", type=int, default=None, help="events per delivery day (100000; small: 6000)")
     p.add_argument("--history-tests", action="store_true", help="build the history with dbt build (tests timed apart)")

@@ -1,15 +1,16 @@
 """Run the floor (bench/floor.sql) on a warehouse for a list of batch CSV files.
 
-    python bench/floor.py --db WAREHOUSE.duckdb --lateness-hours 72 FILE.csv [FILE.csv ...]
-    python bench/floor.py --full-from WAREHOUSE.duckdb --db NEW.duckdb FILE.csv [FILE.csv ...]
+    python -m bench.floor --db WAREHOUSE.duckdb --lateness-hours 72 FILE.csv [FILE.csv ...]
+    python -m bench.floor --full-from WAREHOUSE.duckdb --db NEW.duckdb FILE.csv [FILE.csv ...]
 
 --full-from: the one-pass full recompute. NEW.duckdb gets the warehouse's tables empty (only the
 recorded corrections are copied), then the same SQL runs with every file as the batch, read in
 one multi-file scan (each record's ordinal from insertion order, as the full build of staging
-does): staging, copies, order items and daily revenue recomputed from nothing, in one pass.
+does): staging, copies, order items and daily revenue recomputed from nothing, in one pass. It is
+the one baseline of RF (docs/decisions/2026-12-07-bench-full-build.md).
 
 Prints one JSON object: {"sql_s": seconds inside DuckDB (read + all writes, one transaction),
-"statements": [[label, seconds], ...], "batch_rows": n}. Run in its own process so bench/run.py
+"statements": [[label, seconds], ...], "batch_rows": n}. Run in its own process so bench/measure.py
 can read its peak memory like any dbt invocation's.
 """
 
