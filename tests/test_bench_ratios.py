@@ -110,6 +110,8 @@ def test_results_json_reads_back_as_the_same_records(tmp_path: Path) -> None:
     save(res, tmp_path / "b.results.json")
     back = load(Results, tmp_path / "b.results.json")
     assert back == res
+    assert type(back.mode) is Mode and all(type(k) is Step for s in back.sizes for k in s.runs)  # enums, not text
+    assert type(back.sizes[1].memory_run) is MemoryRun and back.sizes[1].runs[Step.FLOOR].phases is None
     assert not back.sizes[1].floor_vs_dbt[0].equal and back.sizes[1].runs[Step.FLOOR].floor_statements == (
         ("commit", 0.1),
     )
