@@ -364,6 +364,11 @@ def _memory(d: dict[str, Any], mach: dict[str, Any]) -> list[str]:
     return out
 
 
+def render_saved(saved: dict[str, Any]) -> str:
+    """The committed page from its results.json alone (its plot beside it, the page's name)."""
+    return render(saved["drift"], saved["machine"], Path("benchmarks-drift.png"))
+
+
 def render(d: dict[str, Any], mach: dict[str, Any], plot: Path | None) -> str:
     """The page, from the drift record and the machine alone (its results.json)."""
     s = summary(d)

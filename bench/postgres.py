@@ -56,8 +56,9 @@ from bench.common import (
     snapshot_project,
     utc_now,
 )
-from bench.measure import dbt, run_fields
-from bench.results import Run
+from bench.measure import dbt
+from bench.records import Code, PgIndex, PgSize, PgTable, PostgresResults, StepTimes
+from bench.results import Run, load, save
 from pipeline_demo.generate import GeneratorConfig, generate
 from tests.postgres.server import PostgresServer, throwaway_server
 
@@ -113,7 +114,7 @@ def land(files: list[Path], landing: Path) -> None:
         (landing / f.name).chmod(0o644)  # the server's OS user reads it
 
 
-def bench_size(n: int, a: argparse.Namespace, server: PostgresServer, project: Path, out: Path) -> dict[str, Any]:
+def bench_size(n: int, a: argparse.Namespace, server: PostgresServer, project: Path, out: Path) -> PgSize:
     lab = label(n)
     work = out / lab
     history, batch, days = deliveries_for(n, a, work)
@@ -165,35 +166,39 @@ def bench_size(n: int, a: argparse.Namespace, server: PostgresServer, project: P
     shutil.rmtree(landing, ignore_errors=True)
     if not a.keep_databases:
         admin(server, "postgres", f"drop database {dbname} with (force)")
-    return {
-        "n": n,
-        "label": lab,
-        "days": days,
-        "batch_events": a.batch_events,
-        "database": dbname,
-        "history_files": len(history),
-        "batch_files": len(batch),
-        "vacuum_analyze_s": round(vacuum_s, 2),
-        "runs": {
-            name: {k: run_fields(r)[k] for k in ("wall_s", "model_s", "overhead_s", "models", "statements")}
+    return PgSize(
+        n=n,
+        label=lab,
+        days=days,
+        batch_events=a.batch_events,
+        database=dbname,
+        history_files=len(history),
+        batch_files=len(batch),
+        vacuum_analyze_s=round(vacuum_s, 2),
+        runs={
+            name: StepTimes(r.wall_s, r.inside_s, r.overhead_s, dict(r.models), dict(r.statements))
             for name, r in runs.items()
         },
-        "tables": [{"table": t, "rows": rows, "mb": round(size / 1e6, 1)} for t, rows, size in tables],
-        "indexes": [{"table": t, "index": d} for t, d in indexes],
-    }
+        tables=tuple(PgTable(t, int(rows), round(size / 1e6, 1)) for t, rows, size in tables),
+        indexes=tuple(PgIndex(t, d) for t, d in indexes),
+    )
 
 
-def ratio(num: float, den: float) -> str:
-    return f"{num / den:.2f}" if den else "n/a"
+def ratio(num: float | None, den: float | None) -> str:
+    return f"{num / den:.2f}" if num is not None and den else "n/a"
 
 
-def render(saved: dict[str, Any]) -> str:
+def _f(v: float | None, nd: int) -> str:
+    return "-" if v is None else f"{v:.{nd}f}"
+
+
+def render(saved: PostgresResults) -> str:
     """The page, from its results.json alone."""
-    results, project = saved["results"], saved["code"]
+    results, project = saved.results, saved.code
     base = results[0]
-    inc = [r["runs"]["incremental"] for r in results]
-    models = sorted({m for r in inc for m in r["models"]}, key=lambda m: -inc[-1]["models"].get(m, 0.0))
-    head = " | ".join(r["label"] for r in results)
+    inc = [r.runs["incremental"] for r in results]
+    models = sorted({m for r in inc for m in r.models}, key=lambda m: -inc[-1].models.get(m, 0.0))
+    head = " | ".join(r.label for r in results)
     rule = "|".join(["---:"] * len(results))
 
     def row(name: str, cells: list[str]) -> str:
@@ -213,63 +218,63 @@ def render(saved: dict[str, Any]) -> str:
         "",
         "## The run",
         "",
-        f"Postgres (`--target postgres`, PostgreSQL {saved['postgres']}; a throw-away cluster, fsync off, default "
-        f"memory settings), batch: one more day of {saved['batch_events']:,} events, seed {saved['seed']}; "
-        f"{saved['measured']}, code {project.get('commit', '?')}"
-        + (f" with uncommitted changes to {', '.join(project['dirty_files'])}" if project.get("dirty_files") else "")
-        + f", load average at the end {saved['load_average']}.",
+        f"Postgres (`--target postgres`, PostgreSQL {saved.postgres}; a throw-away cluster, fsync off, default "
+        f"memory settings), batch: one more day of {saved.batch_events:,} events, seed {saved.seed}; "
+        f"{saved.measured}, code {project.commit}"
+        + (f" with uncommitted changes to {', '.join(project.dirty_files)}" if project.dirty_files else "")
+        + f", load average at the end {list(saved.load_average)}.",
         "",
         f"| step | {head} |",
         f"|---|{rule}|",
-        row("history (events)", [f"{r['n']:,} ({r['days']} days, {r['history_files']} files)" for r in results]),
-        row("history build: wall s", [f"{r['runs']['history_build']['wall_s']:.1f}" for r in results]),
-        row("vacuum (analyze) s", [f"{r['vacuum_analyze_s']:.1f}" for r in results]),
-        row("**incremental: wall s**", [f"**{x['wall_s']:.2f}**" for x in inc]),
-        row("**incremental: model s**", [f"**{x['model_s']:.2f}**" for x in inc]),
-        row("incremental: dbt overhead s", [f"{x['overhead_s']:.2f}" for x in inc]),
-        *[row(m, [f"{x['models'].get(m, 0.0):.2f}" for x in inc]) for m in models],
+        row("history (events)", [f"{r.n:,} ({r.days} days, {r.history_files} files)" for r in results]),
+        row("history build: wall s", [f"{r.runs['history_build'].wall_s:.1f}" for r in results]),
+        row("vacuum (analyze) s", [f"{r.vacuum_analyze_s:.1f}" for r in results]),
+        row("**incremental: wall s**", [f"**{x.wall_s:.2f}**" for x in inc]),
+        row("**incremental: model s**", [f"**{_f(x.model_s, 2)}**" for x in inc]),
+        row("incremental: dbt overhead s", [_f(x.overhead_s, 2) for x in inc]),
+        *[row(m, [f"{x.models.get(m, 0.0):.2f}" for x in inc]) for m in models],
         "",
     ]
     for r, x in zip(results[1:], inc[1:], strict=True):
         lines.append(
-            f"R1 ({r['label']} vs {base['label']}): **{ratio(x['model_s'], inc[0]['model_s'])}** on model time, "
-            f"**{ratio(x['wall_s'], inc[0]['wall_s'])}** on wall time."
+            f"R1 ({r.label} vs {base.label}): **{ratio(x.model_s, inc[0].model_s)}** on model time, "
+            f"**{ratio(x.wall_s, inc[0].wall_s)}** on wall time."
         )
     return "\n".join([*lines, *_largest(results[-1])]) + "\n"
 
 
-def _largest(largest: dict[str, Any]) -> list[str]:
+def _largest(largest: PgSize) -> list[str]:
     """Where the incremental run's time goes at the largest size, and its tables and indexes."""
     return [
         "",
-        f"Where the incremental run's model time goes at {largest['label']} (seconds per statement kind, "
+        f"Where the incremental run's model time goes at {largest.label} (seconds per statement kind, "
         "from dbt's debug log):",
         "",
         "| model | statement | s |",
         "|---|---|---:|",
         *[
             f"| {node} | {kind} | {s:.2f} |"
-            for node, kinds in sorted(largest["runs"]["incremental"]["statements"].items())
+            for node, kinds in sorted(largest.runs["incremental"].statements.items())
             for kind, s in sorted(kinds.items(), key=lambda kv: -kv[1])
             if s >= 0.01
         ],
         "",
-        f"Tables and indexes at {largest['label']}, after the incremental run:",
+        f"Tables and indexes at {largest.label}, after the incremental run:",
         "",
         "| table | rows | MB | indexes |",
         "|---|---:|---:|---|",
         *[
-            f"| {t['table']} | {t['rows']:,} | {t['mb']} | "
+            f"| {t.table} | {t.rows:,} | {t.mb} | "
             + (
                 "<br>".join(
-                    re.sub(r" ON \S+ USING btree", "", i["index"]).removeprefix("CREATE ")
-                    for i in largest["indexes"]
-                    if i["table"] == t["table"]
+                    re.sub(r" ON \S+ USING btree", "", i.index).removeprefix("CREATE ")
+                    for i in largest.indexes
+                    if i.table == t.table
                 )
                 or "none"
             )
             + " |"
-            for t in largest["tables"]
+            for t in largest.tables
         ],
     ]
 
@@ -305,30 +310,25 @@ def main(argv: list[str] | None = None) -> int:
     if not sizes or a.batch_events < 1:
         p.error("--size needs a size at least, --batch-events 1 or more")
     saved_path = a.doc.with_suffix(".results.json")
-    saved = json.loads(saved_path.read_text()) if a.render_only else measure_sizes(a, sizes, saved_path)
+    saved = load(PostgresResults, saved_path) if a.render_only else measure_sizes(a, sizes, saved_path)
     a.doc.write_text(render(saved))
     print(a.doc.read_text())
     return 0
 
 
-def measure_sizes(a: argparse.Namespace, sizes: list[int], saved_path: Path) -> dict[str, Any]:
+def measure_sizes(a: argparse.Namespace, sizes: list[int], saved_path: Path) -> PostgresResults:
     # a SIGTERM (timeout, CI cancel) unwinds like Ctrl-C, so the server is stopped and its folder deleted
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     out = a.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     project, commit, dirty = snapshot_project(out / "project")
-    saved: dict[str, Any] = {
-        "code": {"commit": commit, "dirty_files": list(dirty)},
-        "batch_events": a.batch_events,
-        "seed": a.seed,
-        "results": [],
-    }
+    saved = PostgresResults(code=Code(commit, dirty), batch_events=a.batch_events, seed=a.seed)
     settings = {"session_preload_libraries": "auto_explain"} if a.explain else None
     with throwaway_server(prefix="rerun_safe_pg_bench_", settings=settings) as server:
-        saved["postgres"] = admin(server, "postgres", "show server_version")[0][0][0]
+        saved = dataclasses.replace(saved, postgres=admin(server, "postgres", "show server_version")[0][0][0])
         for n in sizes:
-            saved["results"].append(bench_size(n, a, server, project, out))
-            saved_path.write_text(json.dumps(saved, indent=2) + "\n")
-    saved.update(measured=utc_now(), load_average=[round(x, 1) for x in os.getloadavg()])
-    saved_path.write_text(json.dumps(saved, indent=2) + "\n")
+            saved = dataclasses.replace(saved, results=(*saved.results, bench_size(n, a, server, project, out)))
+            save(saved, saved_path)  # a run stopped part-way keeps the sizes it measured
+    saved = dataclasses.replace(saved, measured=utc_now(), load_average=tuple(round(x, 1) for x in os.getloadavg()))
+    save(saved, saved_path)
     return saved

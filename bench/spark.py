@@ -43,7 +43,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import BENCH, PY, ROOT, START, bench_env, label, link_files, log, parse_size, utc_now
-from bench.measure import dbt, invoke, run_fields
+from bench.measure import dbt, invoke
+from bench.records import SparkResults, SparkStep
+from bench.results import load, save
 from pipeline_demo.generate import GeneratorConfig, generate
 
 ENGINES = ("session", "cluster")
@@ -118,21 +120,21 @@ def statements(log_file: Path) -> tuple[int, float]:
 
 def run_engine(
     engine: str, env: dict[str, str], out: Path, landing: Path, batch: list[Path], full_refresh: bool
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, SparkStep]:
     target = ["--target", "spark" if engine == "session" else "spark_thrift"]
     vars_ = {"landing_path": str(landing)}
     tgt, logs = out / engine / "target", out / engine / "logs"
     steps = [("seed", ["seed"]), ("history", ["run"]), ("nothing_new", ["run"]), ("incremental", ["run"])]
     if full_refresh:
         steps.append(("full_refresh", ["run", "--full-refresh"]))
-    runs: dict[str, dict[str, Any]] = {}
+    runs: dict[str, SparkStep] = {}
     for name, args in steps:
         if name == "incremental":
             link_files(batch, landing)
         log(f"{engine}: dbt {' '.join(args)} ({name})")
-        result = run_fields(dbt(ROOT, [*args, *target], env, tgt, logs / name, vars_, f"{engine}_{name}"))
-        result["statements"], result["statement_s"] = statements(logs / name / "dbt.log")
-        runs[name] = result
+        result = dbt(ROOT, [*args, *target], env, tgt, logs / name, vars_, f"{engine}_{name}")
+        count, seconds = statements(logs / name / "dbt.log")
+        runs[name] = SparkStep(result.wall_s, result.inside_s, count, seconds)
     return runs
 
 
@@ -169,9 +171,9 @@ def deliveries(a: argparse.Namespace, out: Path) -> tuple[list[Path], list[Path]
     return [f for f in files if f.name[:10] < batch_day], [f for f in files if f.name[:10] == batch_day], days
 
 
-def measure_engines(a: argparse.Namespace, engines: list[str], out: Path) -> dict[str, Any]:
+def measure_engines(a: argparse.Namespace, engines: list[str], out: Path) -> SparkResults:
     history, batch, days = deliveries(a, out)
-    results: dict[str, dict[str, dict[str, Any]]] = {}
+    results: dict[str, dict[str, SparkStep]] = {}
     probes: dict[str, float] = {}  # a trivial statement's median seconds: session, cluster client, cluster driver
     started: dict[str, float] = {}
     for engine in engines:
@@ -197,28 +199,22 @@ def measure_engines(a: argparse.Namespace, engines: list[str], out: Path) -> dic
         finally:
             cluster.stop()
     jvm = [invoke([PY, "-c", JVM_PROBE], bench_env(), out, out / f"jvm_{i}.out").wall_s for i in range(3)]
-    return {
-        "events": a.size,
-        "history_days": days,
-        "batch_events": a.batch_events,
-        "seed": a.seed,
-        "master": a.master,
-        "probes": a.probes,
-        "measured": utc_now(),
-        "history_files": len(history),
-        "batch_files": len(batch),
-        "cluster_started_s": started,
-        "round_trip_s": probes,
-        "jvm_start_s": round(statistics.median(jvm), 1),
-        "runs": {
-            engine: {
-                name: {k: r[k] for k in ("wall_s", "model_s", "statements", "statement_s")} for name, r in runs.items()
-            }
-            for engine, runs in results.items()
-        },
-        "load_average": [round(x, 1) for x in os.getloadavg()],
-        "notes": [],
-    }
+    return SparkResults(
+        events=a.size,
+        history_days=days,
+        batch_events=a.batch_events,
+        seed=a.seed,
+        master=a.master,
+        probes=a.probes,
+        measured=utc_now(),
+        history_files=len(history),
+        batch_files=len(batch),
+        cluster_started_s=started,
+        round_trip_s=probes,
+        jvm_start_s=round(statistics.median(jvm), 1),
+        runs=results,
+        load_average=tuple(round(x, 1) for x in os.getloadavg()),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -231,50 +227,48 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--batch-events and --probes must be 1 or more")
     saved = a.doc.with_suffix(".results.json")
     if a.render_only:
-        figures = json.loads(saved.read_text())
+        figures = load(SparkResults, saved)
     else:
-        out = a.out.resolve()
-        figures = measure_engines(a, engines, out)
-        saved.parent.mkdir(parents=True, exist_ok=True)
-        saved.write_text(json.dumps(figures, indent=2) + "\n")
+        figures = measure_engines(a, engines, a.out.resolve())
+        save(figures, saved)
     a.doc.write_text(markdown(figures))
     print(a.doc.read_text())
     return 0
 
 
-def markdown(f: dict[str, Any]) -> str:
+def markdown(f: SparkResults) -> str:
     """The page, from the figures alone (its results.json)."""
-    runs, engines = f["runs"], list(f["runs"])
+    runs, engines = f.runs, list(f.runs)
     names = list(next(iter(runs.values())))
     head = " | ".join(f"{e} wall s | {e} model s | {e} statements" for e in engines)
     lines = [
         "# Spark: a local session and a cluster (`make bench-spark`)",
         "",
-        f"{label(f['events'])} events ({f['history_days']} days x {f['batch_events']:,}, seed {f['seed']}; "
-        f"{f['history_files']} history files), batch: one more day ({f['batch_files']} files). "
-        f"`python -m bench --target spark` (bench/spark.py), {f['measured']}; each step a `dbt` subprocess, dbt on "
+        f"{label(f.events)} events ({f.history_days} days x {f.batch_events:,}, seed {f.seed}; "
+        f"{f.history_files} history files), batch: one more day ({f.batch_files} files). "
+        f"`python -m bench --target spark` (bench/spark.py), {f.measured}; each step a `dbt` subprocess, dbt on "
         "one thread. Wall time includes dbt's start-up and parse; model time is the sum of the models' "
         "`execution_time`; statements are the SQL statements dbt sent (its debug log).",
         "",
-        "- session: `--target spark`, Spark inside the dbt process, master `" + f["master"] + "`.",
+        "- session: `--target spark`, Spark inside the dbt process, master `" + f.master + "`.",
         "- cluster: `--target spark_thrift`, a standalone master and two workers (one core, 1 GB each), the"
         " Thrift server as the driver (tests/spark/cluster.py)"
-        + (f", started in {f['cluster_started_s']['cluster']:.1f} s." if "cluster" in f["cluster_started_s"] else "."),
+        + (f", started in {f.cluster_started_s['cluster']:.1f} s." if "cluster" in f.cluster_started_s else "."),
         "",
         f"| run | {head} |",
         "|---|" + "---:|" * (3 * len(engines)),
     ]
     for name in names:
         cells = " | ".join(
-            f"{runs[e][name]['wall_s']:.1f} | {runs[e][name]['model_s']:.1f} | {runs[e][name]['statements']}"
+            f"{runs[e][name].wall_s:.1f} | {runs[e][name].model_s or 0.0:.1f} | {runs[e][name].statements}"
             for e in engines
         )
         lines.append(f"| {name.replace('_', ' ')} | {cells} |")
     lines.append("")
-    rt = f["round_trip_s"]
+    rt = f.round_trip_s
     if "session" in rt:
         lines.append(
-            f"- A trivial statement (`select 1`, median of {f['probes']}) in the warm session:"
+            f"- A trivial statement (`select 1`, median of {f.probes}) in the warm session:"
             f" {1000 * rt['session']:.1f} ms (pyspark's `spark.sql(...).collect()`, a separate process)."
         )
     if "cluster" in rt:
@@ -285,7 +279,7 @@ def markdown(f: dict[str, Any]) -> str:
             f"driver, so {1000 * trip:.1f} ms of round trip a statement."
         )
         for name in ("nothing_new", "incremental"):
-            n, wall = runs["cluster"][name]["statements"], runs["cluster"][name]["wall_s"]
+            n, wall = runs["cluster"][name].statements, runs["cluster"][name].wall_s
             lines.append(
                 f"- The Thrift round trips of the {name.replace('_', ' ')} run on the cluster: {n} "
                 f"statements x {1000 * trip:.1f} ms = {n * trip:.1f} s, {100 * n * trip / wall:.1f} % of "
@@ -293,15 +287,15 @@ def markdown(f: dict[str, Any]) -> str:
             )
     if set(engines) == set(ENGINES):
         for name in ("history", "incremental"):
-            ratio = runs["cluster"][name]["wall_s"] / runs["session"][name]["wall_s"]
+            ratio = runs["cluster"][name].wall_s / runs["session"][name].wall_s
             lines.append(f"- {name.capitalize()} run, cluster / session wall time: {ratio:.2f}.")
-    lines.append(f"- JVM start-up (a local session started, one query, stopped; median of 3): {f['jvm_start_s']} s.")
+    lines.append(f"- JVM start-up (a local session started, one query, stopped; median of 3): {f.jvm_start_s} s.")
     lines.append(
-        f"- Load average at the end: {f['load_average']}" + "".join(f["notes"][:1]) + ". Peak memory is not "
+        f"- Load average at the end: {list(f.load_average)}" + "".join(f.notes[:1]) + ". Peak memory is not "
         "reported: the JVMs are child processes (the session's) or other processes (the cluster's) that "
         "os.wait4 does not see."
     )
-    lines += ["", *f["notes"][1:]] if len(f["notes"]) > 1 else []
+    lines += ["", *f.notes[1:]] if len(f.notes) > 1 else []
     return "\n".join(lines) + "\n"
 
 
