@@ -53,6 +53,8 @@ from bench.common import (
 )
 from bench.compare import fct_pairs, scalar, table_diff
 from bench.measure import dbt
+from bench.records import DriftMachine, DriftPair, DriftResults, DriftRun, Timed
+from bench.results import TableDiff, load, save
 from bench.tables import fmt
 from pipeline_demo.generate import GeneratorConfig, generate
 
@@ -82,7 +84,7 @@ def _loaded_rows(wh: Path) -> int:
     )
 
 
-def _inc(project: Path, env: dict[str, str], wh: Path, work: Path, vars_: dict[str, str], name: str) -> dict[str, Any]:
+def _inc(project: Path, env: dict[str, str], wh: Path, work: Path, vars_: dict[str, str], name: str) -> DriftRun:
     r = dbt(
         project,
         ["run"],
@@ -92,14 +94,14 @@ def _inc(project: Path, env: dict[str, str], wh: Path, work: Path, vars_: dict[s
         vars_,
         name,
     )
-    return {
-        "wall_s": r.wall_s,
-        "model_s": r.inside_s,
-        "peak_rss_mb": r.peak_rss_mb,
-        "models": r.models,
-        "rows": _loaded_rows(wh),
-        "load_before": r.load_before,
-    }
+    return DriftRun(
+        model_s=r.inside_s,
+        rows=_loaded_rows(wh),
+        peak_rss_mb=r.peak_rss_mb,
+        wall_s=r.wall_s,
+        load_before=r.load_before,
+        models=dict(r.models),
+    )
 
 
 def _deliveries(a: argparse.Namespace, work: Path) -> tuple[list[Path], int]:
@@ -133,7 +135,7 @@ def _on(files: list[Path], i: int) -> list[Path]:
 
 def _layout_test(
     project: Path, env: dict[str, str], work: Path, vars_: dict[str, str], files: list[Path], nxt: int
-) -> dict[str, Any]:
+) -> tuple[Timed, tuple[DriftPair, ...], tuple[TableDiff, ...]]:
     """The same next batches on the warehouse as the runs left it and on a copy rewritten by
     --full-refresh, in A-B then B-A order (no third copy: at 20M events each is ~13 GB)."""
     as_is, compact = work / "wh.duckdb", work / "compact.duckdb"
@@ -148,33 +150,17 @@ def _layout_test(
         vars_,
         "compaction",
     )
-    out: dict[str, Any] = {
-        "compaction": {
-            "wall_s": c.wall_s,
-            "model_s": c.inside_s,
-            "peak_rss_mb": c.peak_rss_mb,
-            "size_mb": compact.stat().st_size / 1e6,
-        }
-    }
-    pairs: list[dict[str, Any]] = []
+    compaction = Timed(c.wall_s, c.inside_s, c.peak_rss_mb, compact.stat().st_size / 1e6)
+    pairs = []
     name = {as_is: "as_is", compact: "compact"}
     for j, order in enumerate(((as_is, compact), (compact, as_is))):
         link_files(_on(files, nxt + j), work / "landing")
         got = {name[db]: _inc(project, env, db, work, vars_, f"next_{j + 1}_{name[db]}") for db in order}
-        pairs.append({"day": _day(nxt + j), "first": name[order[0]], **got})
-    out["next_pairs"] = pairs
-    out["next_as_is"] = {"model_s": statistics.mean(x["as_is"]["model_s"] for x in pairs)}
-    out["next_compacted"] = {"model_s": statistics.mean(x["compact"]["model_s"] for x in pairs)}
-    out["next_equal"] = {
-        d.table: {"equal": d.equal, "only_a": d.only_a, "only_b": d.only_b}
-        for d in table_diff(as_is, compact, fct_pairs())
-    }
-    return out
+        pairs.append(DriftPair(day=_day(nxt + j), first=name[order[0]], as_is=got["as_is"], compact=got["compact"]))
+    return compaction, tuple(pairs), table_diff(as_is, compact, fct_pairs())
 
 
-def run_drift(
-    a: argparse.Namespace, env: dict[str, str], project: Path, mach: dict[str, Any], saved: Path
-) -> dict[str, Any]:
+def run_drift(a: argparse.Namespace, env: dict[str, str], project: Path, d: DriftResults, saved: Path) -> DriftResults:
     """Every step of the module docstring, in order; the record is saved after each daily run."""
     work = Path(a.out)
     files, hist_days = _deliveries(a, work)
@@ -183,41 +169,38 @@ def run_drift(
     wh = work / "wh.duckdb"
     vars_ = {"landing_path": str(landing), "rerun_safe_now": BENCH_NOW}  # bench/common.py: why
     e = dict(env, DBT_DUCKDB_PATH=str(wh))
-    out: dict[str, Any] = {
-        "history_events": hist_days * a.batch_events,
-        "history_days": hist_days,
-        "events_per_day": a.batch_events,
-        "runs": [],
-        "seed": a.seed,
-    }
     log(f"drift: dbt run (history, {hist_days} days)")
     dbt(project, ["seed"], e, work / "target_wh", work / "logs" / "seed", vars_, "seed")
     h = dbt(project, ["run"], e, work / "target_wh", work / "logs" / "history", vars_, "history")
-    out["history_build"] = {"wall_s": h.wall_s, "model_s": h.inside_s, "peak_rss_mb": h.peak_rss_mb}
+    d = dataclasses.replace(d, history_build=Timed(h.wall_s, h.inside_s, h.peak_rss_mb))
     t0 = time.perf_counter()
     for i in range(a.runs):
         link_files(_on(files, hist_days + i), landing)
-        r = _inc(project, env, wh, work, vars_, f"run_{i + 1:03d}")
-        r.update(run=i + 1, day=_day(hist_days + i))
-        out["runs"].append(r)
-        log(
-            f"drift: run {i + 1}/{a.runs} ({r['day']}): {r['model_s']:.2f} model-s, {r['rows']:,} rows, "
-            f"{r['peak_rss_mb']:,.0f} MB"
+        r = dataclasses.replace(
+            _inc(project, env, wh, work, vars_, f"run_{i + 1:03d}"), run=i + 1, day=_day(hist_days + i)
         )
-        _save(saved, mach, out)  # a run stopped part-way keeps the runs it measured
-    out["runs_wall_s"] = time.perf_counter() - t0
-    out["size_after_mb"] = sum(p.stat().st_size for p in work.glob("wh.duckdb*")) / 1e6
+        d = dataclasses.replace(d, runs=(*d.runs, r))
+        log(
+            f"drift: run {i + 1}/{a.runs} ({r.day}): {r.model_s or 0:.2f} model-s, {r.rows or 0:,} rows, "
+            f"{r.peak_rss_mb or 0:,.0f} MB"
+        )
+        save(d, saved)  # a run stopped part-way keeps the runs it measured
     nxt = hist_days + a.runs
-    out.update(_layout_test(project, env, work, vars_, files, nxt))
+    d = dataclasses.replace(
+        d,
+        runs_wall_s=time.perf_counter() - t0,
+        size_after_mb=sum(p.stat().st_size for p in work.glob("wh.duckdb*")) / 1e6,
+    )
+    compaction, pairs, equal = _layout_test(project, env, work, vars_, files, nxt)
+    d = dataclasses.replace(d, compaction=compaction, next_pairs=pairs, next_equal=equal)
     if a.wide:  # memory against the batch: several days landed at once
         link_files([f for i in range(nxt + 2, nxt + 2 + a.wide) for f in _on(files, i)], landing)
-        out["wide"] = _inc(project, env, wh, work, vars_, "wide")
-        out["wide"]["days"] = a.wide
+        d = dataclasses.replace(d, wide=dataclasses.replace(_inc(project, env, wh, work, vars_, "wide"), days=a.wide))
     if not a.keep:
         for db in work.glob("*.duckdb*"):
             remove(db)
         shutil.rmtree(landing, ignore_errors=True)
-    return out
+    return d
 
 
 def _change(x: float | None, y: float | None) -> float | None:
@@ -225,47 +208,55 @@ def _change(x: float | None, y: float | None) -> float | None:
     return x / y - 1 if x and y else None
 
 
-def _per_row(runs: list[dict[str, Any]]) -> float:
-    return float(statistics.mean(r["model_s"] / max(1, r["rows"]) * 1e6 for r in runs))
+def _mean(values: list[float | None]) -> float:
+    return float(statistics.mean(v or 0.0 for v in values))
 
 
-def summary(d: dict[str, Any]) -> dict[str, Any]:
-    """The means of the first and last runs, the drift, per row, and the layout's share."""
-    runs = d["runs"]
+@dataclasses.dataclass(frozen=True)
+class Summary:
+    """The means of the first and last k runs, the drift, the same per loaded row, the layout's share."""
+
+    k: int
+    first: float
+    last: float
+    drift: float | None
+    per_row_first: float
+    per_row_last: float
+    drift_per_row: float | None
+    layout: float | None
+
+
+def summary(d: DriftResults) -> Summary:
+    runs = d.runs
     k = max(1, min(10, len(runs) // 4))
-    first = statistics.mean(r["model_s"] for r in runs[:k])
-    last = statistics.mean(r["model_s"] for r in runs[-k:])
-    s: dict[str, Any] = {
-        "k": k,
-        "first": first,
-        "last": last,
-        "drift": _change(last, first),
-        "per_row_first": _per_row(runs[:k]),
-        "per_row_last": _per_row(runs[-k:]),
-    }
-    s["drift_per_row"] = _change(s["per_row_last"], s["per_row_first"])
-    s["layout"] = _change(d["next_as_is"]["model_s"], d["next_compacted"]["model_s"]) if "next_as_is" in d else None
-    return s
+    first, last = _mean([r.model_s for r in runs[:k]]), _mean([r.model_s for r in runs[-k:]])
+    per_first = _mean([(r.model_s or 0.0) / max(1, r.rows or 0) * 1e6 for r in runs[:k]])
+    per_last = _mean([(r.model_s or 0.0) / max(1, r.rows or 0) * 1e6 for r in runs[-k:]])
+    pairs = d.next_pairs
+    layout = (
+        _change(_mean([x.as_is.model_s for x in pairs]), _mean([x.compact.model_s for x in pairs])) if pairs else None
+    )
+    return Summary(k, first, last, _change(last, first), per_first, per_last, _change(per_last, per_first), layout)
 
 
 def pct(v: float | None) -> str:
     return "-" if v is None else f"{v * 100:+.1f} %"
 
 
-def _header(d: dict[str, Any], mach: dict[str, Any]) -> list[str]:
-    runs = d["runs"]
+def _header(d: DriftResults) -> list[str]:
+    runs, mach = d.runs, d.machine
     return [
         f"# Benchmark: incremental cost over {len(runs)} consecutive daily batches",
         "",
         f"Generated by `python -m bench drift` (`make bench-drift`) from results.json, measured "
-        f"{d.get('generated_at', '?')}, code at commit {mach.get('commit', '?')}; {mach['cpu']}, nproc "
-        f"{mach['nproc']}, {mach['mem_gb']} GB; dbt threads {mach.get('dbt_threads')}, DuckDB memory_limit "
-        f"{mach.get('memory_limit', '8GB')}. One run, no repetitions.",
+        f"{d.generated_at}, code at commit {mach.commit}; {mach.cpu}, nproc "
+        f"{mach.nproc}, {mach.mem_gb} GB; dbt threads {mach.dbt_threads}, DuckDB memory_limit "
+        f"{mach.memory_limit}. One run, no repetitions.",
         "",
         "## Method",
         "",
-        f"A history of {d['history_events']:,} events ({d['history_days']} days x {d['events_per_day']:,}, seed "
-        f"{d['seed']}, every pathology of the generator) is built with one `dbt run`. Then {len(runs)} days are "
+        f"A history of {d.history_events:,} events ({d.history_days} days x {d.events_per_day:,}, seed "
+        f"{d.seed}, every pathology of the generator) is built with one `dbt run`. Then {len(runs)} days are "
         "landed one at a time, each followed by `dbt run` (t_inc: the models' summed `execution_time`). The "
         f"history grows by {len(runs)} days meanwhile, so the drift from the first runs to the last mixes the "
         "growth of the history with the decay of the layout (rows deleted and re-inserted out of day order by "
@@ -278,56 +269,55 @@ def _header(d: dict[str, Any], mach: dict[str, Any]) -> list[str]:
     ]
 
 
-def _result(d: dict[str, Any], s: dict[str, Any]) -> list[str]:
-    runs = d["runs"]
+def _result(d: DriftResults, s: Summary) -> list[str]:
+    runs, hb = d.runs, d.history_build
     out = [
         "## Result",
         "",
         "| measure | value |",
         "|---|---:|",
-        f"| history build ({d['history_days']} days), wall | {fmt(d['history_build']['wall_s'])} s |",
-        f"| t_inc, mean of runs 1-{s['k']} | {fmt(s['first'])} model-s |",
-        f"| t_inc, mean of runs {len(runs) - s['k'] + 1}-{len(runs)} | {fmt(s['last'])} model-s |",
-        f"| **drift** of t_inc, last / first - 1 | **{pct(s['drift'])}** |",
-        f"| the same per loaded row (us per row) | {fmt(s['per_row_first'])} -> {fmt(s['per_row_last'])} "
-        f"({pct(s['drift_per_row'])}) |",
+        f"| history build ({d.history_days} days), wall | {fmt(hb.wall_s if hb else None)} s |",
+        f"| t_inc, mean of runs 1-{s.k} | {fmt(s.first)} model-s |",
+        f"| t_inc, mean of runs {len(runs) - s.k + 1}-{len(runs)} | {fmt(s.last)} model-s |",
+        f"| **drift** of t_inc, last / first - 1 | **{pct(s.drift)}** |",
+        f"| the same per loaded row (us per row) | {fmt(s.per_row_first)} -> {fmt(s.per_row_last)} "
+        f"({pct(s.drift_per_row)}) |",
     ]
-    if "next_pairs" in d:
-        for x in d["next_pairs"]:
+    if d.next_pairs and d.compaction:
+        for x in d.next_pairs:
             out.append(
-                f"| next day {x['day']} ({x['first'].replace('_', '-')} first): as-is / compacted | "
-                f"{fmt(x['as_is']['model_s'])} / {fmt(x['compact']['model_s'])} model-s |"
+                f"| next day {x.day} ({x.first.replace('_', '-')} first): as-is / compacted | "
+                f"{fmt(x.as_is.model_s)} / {fmt(x.compact.model_s)} model-s |"
             )
-        eq = all(x["equal"] for x in d["next_equal"].values())
+        eq = all(x.equal for x in d.next_equal)
         out += [
-            f"| **layout's share**: as-is / compacted - 1 (mean of both days) | **{pct(s['layout'])}** |",
+            f"| **layout's share**: as-is / compacted - 1 (mean of both days) | **{pct(s.layout)}** |",
             f"| business tables, as-is vs compacted after those days | {'equal' if eq else 'NOT equal'} |",
-            f"| compaction: full refresh of {d['history_days'] + len(runs)} days, wall | "
-            f"{fmt(d['compaction']['wall_s'])} s |",
-            f"| warehouse file after the runs / the compacted copy | {d['size_after_mb']:,.0f} MB / "
-            f"{d['compaction']['size_mb']:,.0f} MB |",
+            f"| compaction: full refresh of {d.history_days + len(runs)} days, wall | {fmt(d.compaction.wall_s)} s |",
+            f"| warehouse file after the runs / the compacted copy | {d.size_after_mb or 0:,.0f} MB / "
+            f"{d.compaction.size_mb or 0:,.0f} MB |",
         ]
-    out += [f"| all {len(runs)} runs, wall (dbt start-up included) | {d.get('runs_wall_s', 0) / 60:.1f} min |", ""]
-    if s["drift"] is not None and s["layout"] is not None:
-        if s["drift"] <= DRIFT_TARGET:
+    out += [f"| all {len(runs)} runs, wall (dbt start-up included) | {d.runs_wall_s / 60:.1f} min |", ""]
+    if s.drift is not None and s.layout is not None:
+        if s.drift <= DRIFT_TARGET:
             verdict = "within the 20 % threshold: no compaction step is needed"
-        elif s["layout"] <= DRIFT_TARGET / 2:
+        elif s.layout <= DRIFT_TARGET / 2:
             verdict = (
                 "past the 20 % threshold, and not the layout's doing: a compaction buys back only "
-                f"{pct(s['layout'])}, the rest is the cost of the larger history (R1 in benchmarks.md)"
+                f"{pct(s.layout)}, the rest is the cost of the larger history (R1 in benchmarks.md)"
             )
         else:
             verdict = "past the 20 % threshold; the compaction (the full refresh) buys back the layout's share"
         out += [
-            f"Verdict: the drift over {len(runs)} runs is {pct(s['drift'])}, {verdict}. The layout's share on "
-            f"the same batches is {pct(s['layout'])}.",
+            f"Verdict: the drift over {len(runs)} runs is {pct(s.drift)}, {verdict}. The layout's share on "
+            f"the same batches is {pct(s.layout)}.",
             "",
         ]
     return out
 
 
-def _memory(d: dict[str, Any], mach: dict[str, Any]) -> list[str]:
-    runs = d["runs"]
+def _memory(d: DriftResults) -> list[str]:
+    runs = d.runs
     out = [
         "## Memory against the batch",
         "",
@@ -337,7 +327,7 @@ def _memory(d: dict[str, Any], mach: dict[str, Any]) -> list[str]:
         "| batch | runs | rows loaded (median) | peak RSS MB (median, max) | model-s (median) |",
         "|---|---:|---:|---:|---:|",
     ]
-    srt = sorted(runs, key=lambda r: r["rows"])
+    srt = sorted(runs, key=lambda r: r.rows or 0)
     thirds = [srt[: len(srt) // 3], srt[len(srt) // 3 : 2 * len(srt) // 3], srt[2 * len(srt) // 3 :]]
     names: tuple[str, ...] = ("smallest third", "middle third", "largest third")
     if len(srt) < 3:
@@ -345,62 +335,53 @@ def _memory(d: dict[str, Any], mach: dict[str, Any]) -> list[str]:
     for name, grp in zip(names, thirds, strict=True):
         if grp:
             out.append(
-                f"| {name} | {len(grp)} | {statistics.median(r['rows'] for r in grp):,.0f} | "
-                f"{statistics.median(r['peak_rss_mb'] for r in grp):,.0f}, "
-                f"{max(r['peak_rss_mb'] for r in grp):,.0f} | "
-                f"{fmt(statistics.median(r['model_s'] for r in grp))} |"
+                f"| {name} | {len(grp)} | {statistics.median(r.rows or 0 for r in grp):,.0f} | "
+                f"{statistics.median(r.peak_rss_mb or 0.0 for r in grp):,.0f}, "
+                f"{max(r.peak_rss_mb or 0.0 for r in grp):,.0f} | "
+                f"{fmt(statistics.median(r.model_s or 0.0 for r in grp))} |"
             )
-    if "wide" in d:
-        w = d["wide"]
-        out.append(f"| {w['days']} days at once | 1 | {w['rows']:,} | {w['peak_rss_mb']:,.0f} | {fmt(w['model_s'])} |")
+    if w := d.wide:
+        out.append(f"| {w.days} days at once | 1 | {w.rows or 0:,} | {w.peak_rss_mb or 0:,.0f} | {fmt(w.model_s)} |")
     out.append("")
-    if mach.get("rss_probe") != RSS_PROBE:
+    if d.machine.rss_probe != RSS_PROBE:
         out += [
             RSS_CAVEAT + " Here the benchmark process had only counted rows before each daily run, but it had "
             "diffed the business tables of both warehouses (EXCEPT ALL, in its own DuckDB) before the "
-            f"{d.get('wide', {}).get('days', '-')}-day run, so that figure is an upper bound.",
+            f"{d.wide.days if d.wide else '-'}-day run, so that figure is an upper bound.",
             "",
         ]
     return out
 
 
-def render_saved(saved: dict[str, Any]) -> str:
-    """The committed page from its results.json alone (its plot beside it, the page's name)."""
-    return render(saved["drift"], saved["machine"], Path("benchmarks-drift.png"))
-
-
-def render(d: dict[str, Any], mach: dict[str, Any], plot: Path | None) -> str:
-    """The page, from the drift record and the machine alone (its results.json)."""
+def render(d: DriftResults, plot: Path | None) -> str:
+    """The page, from the drift record alone (its results.json)."""
     s = summary(d)
-    lines = [*_header(d, mach), *_result(d, s)]
+    lines = [*_header(d), *_result(d, s)]
     if plot:
         lines += [f"![t_inc over consecutive runs]({plot.name})", ""]
     lines += [
-        *_memory(d, mach),
+        *_memory(d),
         "Per run (model-s, rows loaded, peak RSS MB), in order:",
         "",
         "| run | day | model-s | rows | peak RSS MB |",
         "|---:|---|---:|---:|---:|",
     ]
-    lines += [
-        f"| {r['run']} | {r['day']} | {fmt(r['model_s'])} | {r['rows']:,} | {r['peak_rss_mb']:,.0f} |"
-        for r in d["runs"]
-    ]
+    lines += [f"| {r.run} | {r.day} | {fmt(r.model_s)} | {r.rows or 0:,} | {r.peak_rss_mb or 0:,.0f} |" for r in d.runs]
     return "\n".join([*lines, ""])
 
 
-def _compaction_panel(cx: Any, pairs: list[dict[str, Any]], runs: int, gain: float | None) -> None:
+def _compaction_panel(cx: Any, pairs: tuple[DriftPair, ...], runs: int, gain: float | None) -> None:
     """The days after the runs on both copies, as-is and compacted, side by side."""
     width = 0.38
     for i, x in enumerate(pairs):
         for j, (c, name, colour) in enumerate((("as_is", "as-is", "C1"), ("compact", "compacted", "C2"))):
-            v = x[c]["model_s"]
+            v = getattr(x, c).model_s or 0.0
             at = i + (j - 0.5) * width
             cx.bar(at, v, width, color=colour)
             cx.annotate(f"{v:.2f}", (at, v), textcoords="offset points", xytext=(0, 3), ha="center", fontsize=8)
             cx.text(at, v * 0.04, name, rotation=90, ha="center", va="bottom", color="white", fontsize=9)
     cx.set_xticks(range(len(pairs)))
-    cx.set_xticklabels([f"{x['day']}\n({x['first'].replace('_', '-')} first)" for x in pairs], fontsize=8)
+    cx.set_xticklabels([f"{x.day}\n({x.first.replace('_', '-')} first)" for x in pairs], fontsize=8)
     cx.set_xlabel(f"the {len(pairs)} days after run {runs}, on both copies")
     bought = (
         "compaction buys " + pct(gain).lstrip("+")
@@ -411,7 +392,7 @@ def _compaction_panel(cx: Any, pairs: list[dict[str, Any]], runs: int, gain: flo
     cx.grid(True, axis="y", alpha=0.3)
 
 
-def make_plot(d: dict[str, Any], path: Path) -> bool:
+def make_plot(d: DriftResults, path: Path) -> bool:
     """Left: t_inc of every daily run, with the means the drift compares. Right, when the layout test
     ran: the two days after the runs on both copies, as-is and compacted, side by side: what the
     compaction bought. Its own panel: those days come after every run, on a larger history."""
@@ -423,16 +404,16 @@ def make_plot(d: dict[str, Any], path: Path) -> bool:
         from matplotlib.ticker import MaxNLocator
     except ImportError:
         return False
-    runs, s = d["runs"], summary(d)
-    pairs = d.get("next_pairs") or []
+    runs, s = d.runs, summary(d)
+    pairs = d.next_pairs
     if pairs:
         fig, (ax, cx) = plt.subplots(1, 2, figsize=(12, 5), sharey=True, gridspec_kw={"width_ratios": [3, 1]})
     else:
         fig, ax = plt.subplots(figsize=(11, 5))
-    xs = [r["run"] for r in runs]
-    ax.plot(xs, [r["model_s"] for r in runs], "o-", ms=3, lw=1, color="C0", label="t_inc of each run")
-    k = s["k"]
-    for grp, mean, where in ((xs[:k], s["first"], "first"), (xs[-k:], s["last"], "last")):
+    xs = [r.run for r in runs]
+    ax.plot(xs, [r.model_s or 0.0 for r in runs], "o-", ms=3, lw=1, color="C0", label="t_inc of each run")
+    k = s.k
+    for grp, mean, where in ((xs[:k], s.first, "first"), (xs[-k:], s.last, "last")):
         ax.plot(
             [grp[0], grp[-1]],
             [mean, mean],
@@ -451,15 +432,16 @@ def make_plot(d: dict[str, Any], path: Path) -> bool:
             bbox={"fc": "white", "ec": "k", "lw": 0.5},
             arrowprops={"arrowstyle": "-", "lw": 0.5},
         )
-    ax.set_xlabel(f"daily run (each lands one more day of {d['events_per_day']:,} events, then `dbt run`)")
+    ax.set_xlabel(f"daily run (each lands one more day of {d.events_per_day:,} events, then `dbt run`)")
     ax.set_ylabel("t_inc, model seconds (sum of the models' execution_time)")
     ax.set_ylim(
         bottom=0,
-        top=max([r["model_s"] for r in runs] + [x[c]["model_s"] for x in pairs for c in ("as_is", "compact")]) * 1.15,
+        top=max([r.model_s or 0.0 for r in runs] + [y.model_s or 0.0 for x in pairs for y in (x.as_is, x.compact)])
+        * 1.15,
     )
     ax.set_title(
-        f"{len(runs)} runs on a {label(d['history_events'])}-event history that grows by one day "
-        f"a run:\nt_inc drifts {pct(s['drift'])} (last {k} / first {k} - 1; "
+        f"{len(runs)} runs on a {label(d.history_events)}-event history that grows by one day "
+        f"a run:\nt_inc drifts {pct(s.drift)} (last {k} / first {k} - 1; "
         f"threshold {DRIFT_TARGET * 100:.0f} %)",
         fontsize=10,
     )
@@ -467,10 +449,10 @@ def make_plot(d: dict[str, Any], path: Path) -> bool:
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
     if pairs:
-        _compaction_panel(cx, pairs, len(runs), s["layout"])
+        _compaction_panel(cx, pairs, len(runs), s.layout)
     verdict = (
         "within the threshold: no compaction step needed"
-        if s["drift"] is not None and s["drift"] <= DRIFT_TARGET
+        if s.drift is not None and s.drift <= DRIFT_TARGET
         else "past the threshold"
     )
     fig.suptitle(f"rerun_safe: incremental cost over {len(runs)} consecutive daily batches, {verdict}")
@@ -484,7 +466,7 @@ def results_path(doc: Path) -> Path:
     return doc.with_suffix(".results.json")
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m bench drift", description="t_inc over consecutive daily batches (docs/benchmarks-drift.md)"
     )
@@ -508,37 +490,42 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--keep", action="store_true", help="keep the warehouses and the landing folder")
     p.add_argument("--render-only", action="store_true", help="measure nothing: the page again from its results.json")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = parser()
     a = p.parse_args(argv)
     if a.history < 1 or a.runs < 2 or a.batch_events < 1 or a.wide < 0 or a.threads < 1:
         p.error("--history, --batch-events, --threads must be positive, --runs at least 2, --wide at least 0")
     doc = a.doc.resolve()
     if a.render_only:
-        saved = json.loads(results_path(doc).read_text())
-        d, mach = saved["drift"], saved["machine"]
+        d = load(DriftResults, results_path(doc))
     else:
         a.out = a.out.resolve()
         a.out.mkdir(parents=True, exist_ok=True)
         env = bench_env()
         measure.DBT_THREADS = a.threads
         project, commit, dirty = snapshot_project(a.out / "project")
-        mach = dict(
-            dataclasses.asdict(machine(a.threads, env["DBT_DUCKDB_MEMORY_LIMIT"], commit, dirty)), rss_probe=RSS_PROBE
+        m = machine(a.threads, env["DBT_DUCKDB_MEMORY_LIMIT"], commit, dirty)
+        mach = DriftMachine(m.cpu, m.nproc, m.mem_gb, a.threads, m.memory_limit, commit, RSS_PROBE, dirty)
+        hist_days = max(2, a.history // a.batch_events)
+        d = DriftResults(
+            machine=mach,
+            history_events=hist_days * a.batch_events,
+            history_days=hist_days,
+            events_per_day=a.batch_events,
+            seed=a.seed,
         )
-        d = run_drift(a, env, project, mach, results_path(doc))
-        d["generated_at"] = utc_now()
-        _save(results_path(doc), mach, d)
+        d = dataclasses.replace(run_drift(a, env, project, d, results_path(doc)), generated_at=utc_now())
+        save(d, results_path(doc))
     doc.parent.mkdir(parents=True, exist_ok=True)
     plot = doc.with_suffix(".png")
     has_plot = make_plot(d, plot)
-    doc.write_text(render(d, mach, plot if has_plot else None))
+    doc.write_text(render(d, plot if has_plot else None))
     s = summary(d)
     print(
-        f"drift over {len(d['runs'])} runs: {pct(s['drift'])} (per row {pct(s['drift_per_row'])}); "
-        f"layout's share on the next batches: {pct(s['layout'])}; wrote {doc}"
+        f"drift over {len(d.runs)} runs: {pct(s.drift)} (per row {pct(s.drift_per_row)}); "
+        f"layout's share on the next batches: {pct(s.layout)}; wrote {doc}"
     )
     return 0
-
-
-def _save(path: Path, mach: dict[str, Any], d: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"machine": mach, "drift": d}, indent=1, default=str) + "\n")

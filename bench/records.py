@@ -1,9 +1,11 @@
-"""The typed records of the Postgres and Spark runs, written to the results.json beside their pages
+"""The typed records of the Postgres, Spark and drift runs, written to the results.json beside their pages
 (bench/results.py's codec); their pages are rendered from these alone."""
 
 from __future__ import annotations
 
 import dataclasses
+
+from bench.results import TableDiff
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,3 +100,68 @@ class SparkResults:
     runs: dict[str, dict[str, SparkStep]]
     load_average: tuple[float, ...]
     notes: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class DriftRun:
+    """One incremental run of the drift benchmark: its model seconds, the rows it loaded, its peak RSS."""
+
+    model_s: float | None
+    rows: int | None = None  # rows loaded; None where not recorded (the days after the runs, in older records)
+    peak_rss_mb: float | None = None
+    run: int = 0
+    day: str = ""
+    wall_s: float | None = None
+    load_before: float | None = None
+    models: dict[str, float] = dataclasses.field(default_factory=dict)
+    days: int | None = None  # the wide run: this many days landed at once
+
+
+@dataclasses.dataclass(frozen=True)
+class DriftPair:
+    """One day after the runs, landed on the warehouse as the runs left it and on the compacted copy."""
+
+    day: str
+    first: str  # which copy ran first: as_is or compact
+    as_is: DriftRun
+    compact: DriftRun
+
+
+@dataclasses.dataclass(frozen=True)
+class Timed:
+    wall_s: float
+    model_s: float | None = None
+    peak_rss_mb: float | None = None
+    size_mb: float | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class DriftMachine:
+    cpu: str
+    nproc: int
+    mem_gb: float
+    dbt_threads: int
+    memory_limit: str
+    commit: str
+    rss_probe: str  # how peak RSS was read: "wrapper" (bench/measure.py), or the child directly before it
+    dirty_files: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class DriftResults:
+    """docs/benchmarks-drift.results.json: the machine and every measured figure of the drift run."""
+
+    machine: DriftMachine
+    history_events: int
+    history_days: int
+    events_per_day: int
+    seed: int
+    runs: tuple[DriftRun, ...] = ()
+    history_build: Timed | None = None
+    runs_wall_s: float = 0.0
+    size_after_mb: float | None = None
+    compaction: Timed | None = None
+    next_pairs: tuple[DriftPair, ...] = ()
+    next_equal: tuple[TableDiff, ...] = ()
+    wide: DriftRun | None = None
+    generated_at: str = ""

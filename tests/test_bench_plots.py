@@ -16,7 +16,7 @@ import pytest
 from bench import drift, large, postgres, spark
 from bench.plot import make_plot
 from bench.ratios import ratios
-from bench.records import PostgresResults, SparkResults
+from bench.records import DriftResults, PostgresResults, SparkResults
 from bench.render import render
 from bench.results import Results, load
 from bench.tables import fmt, ratio_table
@@ -64,7 +64,7 @@ def test_a_results_file_with_an_unknown_field_is_refused(tmp_path: Path) -> None
 @pytest.mark.parametrize(
     ("page", "render_page"),
     [
-        ("benchmarks-drift.md", lambda p: drift.render_saved(json.loads(p.read_text()))),
+        ("benchmarks-drift.md", lambda p: drift.render(load(DriftResults, p), Path("benchmarks-drift.png"))),
         ("benchmarks-postgres.md", lambda p: postgres.render(load(PostgresResults, p))),
         ("benchmarks-spark.md", lambda p: spark.markdown(load(SparkResults, p))),
         ("benchmarks-large.md", lambda p: large.render_saved(json.loads(p.read_text()))),
@@ -76,8 +76,8 @@ def test_each_other_page_is_its_results_rendered(page: str, render_page: Callabl
 
 def test_the_plots_are_drawn_from_the_results(tmp_path: Path) -> None:
     assert make_plot(load(Results, MAIN).sizes, tmp_path / "b.png") and (tmp_path / "b.png").stat().st_size > 10_000
-    saved = json.loads((DOCS / "benchmarks-drift.results.json").read_text())
-    assert drift.make_plot(saved["drift"], tmp_path / "d.png") and (tmp_path / "d.png").stat().st_size > 10_000
+    saved = load(DriftResults, DOCS / "benchmarks-drift.results.json")
+    assert drift.make_plot(saved, tmp_path / "d.png") and (tmp_path / "d.png").stat().st_size > 10_000
 
 
 def test_render_runs_nothing_and_writes_the_page_and_its_plot(tmp_path: Path) -> None:
