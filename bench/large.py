@@ -38,7 +38,6 @@ import shutil
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from bench.common import (
     BENCH,
@@ -55,82 +54,13 @@ from bench.common import (
     snapshot_project,
 )
 from bench.compare import scalar
-from bench.measure import StepFailed, dbt, peak_size, run_fields, run_from_fields
+from bench.disk import MAX_STEPS, DiskPlan, disk_plan
+from bench.measure import StepFailed, dbt, peak_size
 from bench.per_row import per_row_cost
-from bench.results import Results, Step, load
+from bench.records import LargeResults, LargeStep, Prediction
+from bench.results import Machine, Results, Run, Step, load, save
 from bench.tables import fmt, phase_table
 from pipeline_demo.generate import GeneratorConfig, generate
-
-# Bytes per history event on disk, measured by this script at 50M (100k events a day, seed 7,
-# memory_limit 8GB, docs/benchmarks-large.md): the landing files (history only; 135 B at 50M, 137 at
-# 30M in make bench), and the largest sum of the DuckDB warehouse file and its spill folder seen
-# during the run (polled each second): 49.4 GB at 50M, while the copies model's window sorts
-# spilled 36.6 GB beside the staged rows; the finished warehouse is 18.6 GB (372 B an event).
-LANDING_BYTES_PER_EVENT = 137
-PEAK_BYTES_PER_EVENT = 988
-WAREHOUSE_BYTES_PER_EVENT = 372
-GB = 1e9
-# A history too large for one build on this disk is built in steps (at most this many): the first
-# a full build of the first days, each next one lands the next days and runs `dbt run` (incremental).
-MAX_STEPS = 10
-
-
-@dataclasses.dataclass(frozen=True)
-class DiskPlan:
-    events: int
-    landing_bytes: float
-    warehouse_bytes: float
-    free_bytes: float
-    steps: int = 1
-
-    @property
-    def needed_bytes(self) -> float:
-        return self.landing_bytes + self.warehouse_bytes
-
-    @property
-    def fits(self) -> bool:  # with a tenth of the free space kept for what the per-event figures miss
-        return self.needed_bytes <= 0.9 * self.free_bytes
-
-    def describe(self) -> str:
-        if self.steps == 1:
-            built = f"({PEAK_BYTES_PER_EVENT} B an event)"
-        else:
-            part = f"{self.events / self.steps / 1e6:.3g}M"
-            built = (
-                f"(built in {self.steps} runs of about {part} events: the last run's warehouse before it, "
-                f"{WAREHOUSE_BYTES_PER_EVENT} B an event, and its own peak, {PEAK_BYTES_PER_EVENT} B an event "
-                "of its part)"
-            )
-        return (
-            f"{label(self.events)} events need about {self.needed_bytes / GB:.1f} GB: landing files "
-            f"{self.landing_bytes / GB:.1f} GB ({LANDING_BYTES_PER_EVENT} B an event), the warehouse and "
-            f"DuckDB's spill folder at their largest {self.warehouse_bytes / GB:.1f} GB "
-            f"{built}; {self.free_bytes / GB:.1f} GB are free"
-        )
-
-
-def disk_plan(events: int, out: Path, reusable_bytes: float = 0.0, steps: int = 0) -> DiskPlan:
-    """What `events` need on `out`'s file system, built in `steps` runs (0: the fewest, up to
-    MAX_STEPS, that fit), against its free space (plus `reusable_bytes`: deliveries already
-    generated for this size, which the run keeps)."""
-    probe = out
-    while not probe.exists():
-        probe = probe.parent
-    free = shutil.disk_usage(probe).free + reusable_bytes
-    plan = None
-    for k in [steps] if steps else range(1, MAX_STEPS + 1):
-        peak = WAREHOUSE_BYTES_PER_EVENT * events * (k - 1) / k + PEAK_BYTES_PER_EVENT * events / k
-        plan = DiskPlan(
-            events=events,
-            landing_bytes=events * LANDING_BYTES_PER_EVENT,
-            warehouse_bytes=peak,
-            free_bytes=free,
-            steps=k,
-        )
-        if plan.fits:
-            break
-    assert plan is not None
-    return plan
 
 
 def step_days(history: list[Path], steps: int) -> list[list[Path]]:
@@ -141,14 +71,12 @@ def step_days(history: list[Path], steps: int) -> list[list[Path]]:
     return [[f for f in history if lo <= f.name[:10] < hi] for lo, hi in itertools.pairwise(bounds)]
 
 
-def predictions(reference: Path, events: int) -> list[dict[str, Any]]:
-    """Each measure of the reference results' per-row line (bench/per_row.py) at `events`: name, a, b,
-    the sizes fitted, and a + b x events."""
+def predictions(reference: Path, events: int) -> tuple[Prediction, ...]:
+    """Each measure of the reference results' per-row line (bench/per_row.py) at `events`."""
     sizes = load(Results, reference).sizes
-    return [
-        {"name": r.name, "a": r.a, "b": r.b, "fitted": [n for n, _t in r.points], "predicted": r.at(events)}
-        for r in per_row_cost(sizes)
-    ]
+    return tuple(
+        Prediction(r.name, r.a, r.b, tuple(n for n, _t in r.points), r.at(events)) for r in per_row_cost(sizes)
+    )
 
 
 def generator_config(a: argparse.Namespace) -> tuple[GeneratorConfig, str]:
@@ -167,239 +95,249 @@ def reusable_bytes(a: argparse.Namespace, work: Path) -> int:
     return sum(f.stat().st_size for f in marker.parent.glob("*.csv"))
 
 
-def measure(a: argparse.Namespace, env: dict[str, str], project: Path, work: Path, steps: int = 1) -> dict[str, Any]:
-    epd = a.batch_events
+@dataclasses.dataclass(frozen=True)
+class Deliveries:
+    history: list[Path]
+    batch: list[Path]
+    days: int
+    generate_s: float | None
+
+
+def deliveries(a: argparse.Namespace, work: Path) -> Deliveries:
+    """Generate (or reuse) the size's deliveries: the history's days and the batch day."""
     cfg, cfg_key = generator_config(a)
     days = cfg.days - 1
-    deliveries, marker = work / "deliveries", work / "deliveries" / "_config.json"
-    res: dict[str, Any] = {"n": a.size, "label": label(a.size), "days": days, "events_per_day": epd, "runs": {}}
+    folder, marker = work / "deliveries", work / "deliveries" / "_config.json"
+    generate_s = None
     if not (marker.exists() and marker.read_text() == cfg_key):
         shutil.rmtree(work, ignore_errors=True)
-        log(f"{res['label']}: generating {days + 1} days x {epd:,} events")
-        res["generate_s"] = generate(cfg, deliveries).elapsed_s
+        log(f"{label(a.size)}: generating {days + 1} days x {a.batch_events:,} events")
+        generate_s = generate(cfg, folder).elapsed_s
         marker.write_text(cfg_key)
     else:
-        log(f"{res['label']}: reusing deliveries in {deliveries}")
-        res["generate_s"] = None
+        log(f"{label(a.size)}: reusing deliveries in {folder}")
     shutil.rmtree(work / "landing", ignore_errors=True)
     for p in work.glob("*.duckdb*"):
         remove(p)
     batch_day = (START + dt.timedelta(days=days)).isoformat()
-    files = sorted(deliveries.glob("*.csv"))
-    history = [f for f in files if f.name[:10] < batch_day]
-    batch = [f for f in files if f.name[:10] == batch_day]
-    res.update(
-        history_files=len(history),
-        batch_files=len(batch),
-        history_mb=sum(f.stat().st_size for f in history) / 1e6,
-        batch_mb=sum(f.stat().st_size for f in batch) / 1e6,
+    files = sorted(folder.glob("*.csv"))
+    return Deliveries(
+        [f for f in files if f.name[:10] < batch_day], [f for f in files if f.name[:10] == batch_day], days, generate_s
     )
-    landing = work / "landing"  # filled step by step below; seed checks the folder exists
-    landing.mkdir(parents=True)
-    wh = work / "wh.duckdb"
-    ours = dict(env, DBT_DUCKDB_PATH=str(wh))
-    vars_ = {"landing_path": str(landing), "rerun_safe_now": BENCH_NOW}
-    tgt, logs = work / "target", work / "logs"
-    log(f"{res['label']}: dbt seed, dbt run (history, {len(history)} files, in {steps} run(s))")
-    dbt(project, ["seed"], ours, tgt, logs / "seed", vars_, "seed")
+
+
+@dataclasses.dataclass(frozen=True)
+class Warehouse:
+    """Where one large run builds: its project, environment, warehouse, landing folder and logs."""
+
+    project: Path
+    env: dict[str, str]
+    work: Path
+    memory_limit: str
+
+    @property
+    def wh(self) -> Path:
+        return self.work / "wh.duckdb"
+
+    @property
+    def vars(self) -> dict[str, str]:
+        return {"landing_path": str(self.work / "landing"), "rerun_safe_now": BENCH_NOW}
+
+    def dbt(self, args: list[str], name: str, env: dict[str, str] | None = None) -> Run:
+        return dbt(
+            self.project,
+            args,
+            env or dict(self.env, DBT_DUCKDB_PATH=str(self.wh)),
+            self.work / "target",
+            self.work / "logs" / name,
+            self.vars,
+            name,
+        )
+
+
+def history_step(w: Warehouse, i: int, of: int, files: list[Path]) -> LargeStep:
+    """One `dbt run` of the history's next days, at the memory limit, its spill folder polled."""
+    link_files(files, w.work / "landing")
+    log(f"{w.work.name}: history run {i}/{of}: {len(files)} files, {files[0].name[:10]} to {files[-1].name[:10]}")
+    spill: dict[str, float] = {}
+    try:
+        with peak_size(lambda: [Path(f"{w.wh}.tmp")], spill, every_s=0.5):
+            run = w.dbt(
+                ["run"], f"history_{i}", dict(w.env, DBT_DUCKDB_PATH=str(w.wh), DBT_DUCKDB_MEMORY_LIMIT=w.memory_limit)
+            )
+    except StepFailed as e:
+        raise RuntimeError(f"history run {i}/{of} failed: {str(e)[-300:]}") from None
+    step = LargeStep(
+        files[0].name[:10],
+        files[-1].name[:10],
+        len(files),
+        spill["mb"],
+        w.wh.stat().st_size / 1e6,
+        run.wall_s,
+        run.inside_s,
+        run.overhead_s,
+        run.peak_rss_mb,
+    )
+    log(
+        f"{w.work.name}: history run {i}/{of} took {step.wall_s:.0f} s wall ({step.model_s or 0:.0f} model-s), spill "
+        f"at most {step.spill_peak_mb / 1e3:.1f} GB, warehouse {step.warehouse_mb / 1e3:.1f} GB"
+    )
+    return step
+
+
+def measure(
+    a: argparse.Namespace, w: Warehouse, plans: tuple[DiskPlan, DiskPlan], preds: tuple[Prediction, ...], mach: Machine
+) -> LargeResults:
+    """The history built in `plans[0].steps` runs (the first from empty, each next one incremental on
+    the next days' files), then the batch landed and the incremental run measured."""
+    d = deliveries(a, w.work)
+    (w.work / "landing").mkdir(parents=True)  # filled step by step; seed checks the folder exists
+    log(f"{label(a.size)}: dbt seed, dbt run (history, {len(d.history)} files, in {plans[0].steps} run(s))")
+    w.dbt(["seed"], "seed")
     peak: dict[str, float] = {}
-    with peak_size(lambda: [wh, Path(f"{wh}.tmp")], peak):
-        _build_and_increment(
-            res, project, ours, vars_, tgt, logs, wh, landing, step_days(history, steps), batch, a.memory_limit
-        )
-    res["warehouse_peak_mb"] = peak["mb"]
-    res["landing_bytes_per_event"] = res["history_mb"] * 1e6 / a.size
-    res["warehouse_bytes_per_event"] = res["warehouse_mb"] * 1e6 / a.size
-    res["peak_bytes_per_event"] = res["warehouse_peak_mb"] * 1e6 / a.size
-    return res
-
-
-RUN_FIGURES = ("wall_s", "model_s", "overhead_s", "peak_rss_mb")
-
-
-def _build_and_increment(
-    res: dict[str, Any],
-    project: Path,
-    ours: dict[str, str],
-    vars_: dict[str, str],
-    tgt: Path,
-    logs: Path,
-    wh: Path,
-    landing: Path,
-    steps: list[list[Path]],
-    batch: list[Path],
-    memory_limit: str,
-) -> None:
-    """The history built in len(steps) runs (the first from empty, each next one incremental on the
-    next days' files), then the batch landed and the incremental run measured."""
-    res["history_steps"] = []
-    for i, files in enumerate(steps, 1):
-        link_files(files, landing)
-        log(
-            f"{res['label']}: history run {i}/{len(steps)}: {len(files)} files, {files[0].name[:10]} to "
-            f"{files[-1].name[:10]}"
-        )
-        spill: dict[str, float] = {}
-        try:
-            with peak_size(lambda: [Path(f"{wh}.tmp")], spill, every_s=0.5):
-                run = dbt(
-                    project,
-                    ["run"],
-                    dict(ours, DBT_DUCKDB_MEMORY_LIMIT=memory_limit),
-                    tgt,
-                    logs / f"history_{i}",
-                    vars_,
-                    f"history_{i}",
-                )
-        except StepFailed as e:
-            raise RuntimeError(f"history run {i}/{len(steps)} failed: {str(e)[-300:]}") from None
-        fields = run_fields(run)
-        step = {
-            "first_day": files[0].name[:10],
-            "last_day": files[-1].name[:10],
-            "files": len(files),
-            "spill_peak_mb": spill["mb"],
-            "warehouse_mb": wh.stat().st_size / 1e6,
-            **{k: fields[k] for k in RUN_FIGURES},
-        }
-        res["history_steps"].append(step)
-        log(
-            f"{res['label']}: history run {i}/{len(steps)} took {step['wall_s']:.0f} s wall "
-            f"({step['model_s']:.0f} model-s), spill at most {step['spill_peak_mb'] / 1e3:.1f} GB, "
-            f"warehouse {step['warehouse_mb'] / 1e3:.1f} GB"
-        )
-    history = res["history_steps"]
-    res["history_build"] = {
-        "limit": memory_limit,
-        "completed": True,
-        "steps": len(steps),
-        "spill_peak_mb": max(h["spill_peak_mb"] for h in history),
-    }
-    res["runs"]["history_build"] = {
-        k: sum(h[k] for h in history) if k != "peak_rss_mb" else max(h[k] for h in history) for k in RUN_FIGURES
-    }
-    res["history_rows"] = scalar(wh, "select count(*) from main.stg_landing__events")
-    res["warehouse_after_build_mb"] = wh.stat().st_size / 1e6
-    link_files(batch, landing)
-    log(f"{res['label']}: dbt run (incremental, {len(batch)} batch files)")
-    res["runs"]["incremental"] = run_fields(
-        dbt(project, ["run"], ours, tgt, logs / "incremental", vars_, "incremental")
-    )
-    res["batch_rows"] = scalar(
-        wh,
+    with peak_size(lambda: [w.wh, Path(f"{w.wh}.tmp")], peak):
+        parts = step_days(d.history, plans[0].steps)
+        steps = tuple(history_step(w, i, len(parts), files) for i, files in enumerate(parts, 1))
+        history_rows = scalar(w.wh, "select count(*) from main.stg_landing__events")
+        after_build = w.wh.stat().st_size / 1e6
+        link_files(d.batch, w.work / "landing")
+        log(f"{label(a.size)}: dbt run (incremental, {len(d.batch)} batch files)")
+        inc = w.dbt(["run"], "incremental")
+    batch_rows = scalar(
+        w.wh,
         "select count(*) from main.stg_landing__events where _loaded_run_seq = "
         "(select max(_loaded_run_seq) from main.stg_landing__events)",
     )
-    res["warehouse_mb"] = wh.stat().st_size / 1e6
+    return LargeResults(
+        machine=mach,
+        memory_limit=a.memory_limit,
+        reference=a.reference.name,
+        disk=plans[0],
+        default_disk=plans[1],
+        predictions=preds,
+        n=a.size,
+        label=label(a.size),
+        days=d.days,
+        events_per_day=a.batch_events,
+        history_files=len(d.history),
+        batch_files=len(d.batch),
+        history_mb=sum(f.stat().st_size for f in d.history) / 1e6,
+        batch_mb=sum(f.stat().st_size for f in d.batch) / 1e6,
+        history_rows=history_rows,
+        batch_rows=batch_rows,
+        history_steps=steps,
+        incremental=inc,
+        warehouse_after_build_mb=after_build,
+        warehouse_mb=w.wh.stat().st_size / 1e6,
+        warehouse_peak_mb=peak["mb"],
+        generate_s=d.generate_s,
+    )
 
 
-def _header(res: dict[str, Any], mach: dict[str, Any], memory_limit: str) -> list[str]:
-    dirty = f" (uncommitted changes in {', '.join(mach['dirty_files'])})" if mach.get("dirty_files") else ""
+def _header(res: LargeResults) -> list[str]:
+    mach = res.machine
+    dirty = f" (uncommitted changes in {', '.join(mach.dirty_files)})" if mach.dirty_files else ""
     return [
         "# Benchmark: one large history (`make bench-large`)",
         "",
-        f"Generated by `python -m bench large` (`make bench-large`) from results.json, measured {res['finished_at']} "
-        f"UTC, code at commit {mach.get('commit', '?')}{dirty}; {mach['cpu']}, nproc {mach['nproc']}, "
-        f"{mach['mem_gb']} GB; dbt threads 1, DuckDB memory_limit {memory_limit}; python {mach['python']}, "
-        f"dbt-core {mach['dbt_core']}, dbt-duckdb {mach['dbt_duckdb']}, duckdb {mach['duckdb']}. One run, no "
-        "repetitions; method in bench/large.py's docstring.",
+        f"Generated by `python -m bench large` (`make bench-large`) from results.json, measured {res.finished_at} "
+        f"UTC, code at commit {mach.commit}{dirty}; {mach.cpu}, nproc {mach.nproc}, {mach.mem_gb} GB; dbt threads 1, "
+        f"DuckDB memory_limit {res.memory_limit}; python {mach.python}, dbt-core {mach.dbt_core}, dbt-duckdb "
+        f"{mach.dbt_duckdb}, duckdb {mach.duckdb}. One run, no repetitions; method in bench/large.py's docstring.",
         "",
     ]
 
 
-def _disk(res: dict[str, Any], plan: DiskPlan, default_plan: DiskPlan) -> list[str]:
+def _disk(res: LargeResults) -> list[str]:
+    plan, default_plan = res.disk, res.default_disk
     if default_plan.fits:
         fits = "."
     elif plan.steps > 1:
         fits = f": **it does not fit on this machine**, so this run builds its history in {plan.steps} runs."
     else:
         fits = ": **it does not fit on this machine**, so this run is smaller."
+    spill = max(h.spill_peak_mb for h in res.history_steps)
     return [
         "## The disk",
         "",
         f"- this run: {plan.describe()}.",
         f"- the default size in one build from empty: {default_plan.describe()}{fits}",
-        f"- measured here: landing files {res['landing_bytes_per_event']:.0f} B per history event; the warehouse "
-        f"and its spill folder at their largest {res['peak_bytes_per_event']:.0f} B per history event "
-        f"({res['warehouse_peak_mb'] / 1e3:.1f} GB; the warehouse file {res['warehouse_after_build_mb'] / 1e3:.1f} GB "
-        f"after the build, {res['warehouse_mb'] / 1e3:.1f} GB after the incremental run; the spill folder alone at "
-        f"most {res['history_build']['spill_peak_mb'] / 1e3:.1f} GB).",
+        f"- measured here: landing files {res.history_mb * 1e6 / res.n:.0f} B per history event; the warehouse "
+        f"and its spill folder at their largest {res.warehouse_peak_mb * 1e6 / res.n:.0f} B per history event "
+        f"({res.warehouse_peak_mb / 1e3:.1f} GB; the warehouse file {res.warehouse_after_build_mb / 1e3:.1f} GB "
+        f"after the build, {res.warehouse_mb / 1e3:.1f} GB after the incremental run; the spill folder alone at "
+        f"most {spill / 1e3:.1f} GB).",
         "",
     ]
 
 
-def _runs(res: dict[str, Any], memory_limit: str) -> list[str]:
-    inc, hb = res["runs"]["incremental"], res["runs"]["history_build"]
-    steps = res.get("history_steps") or [{}]
+def _sum(values: list[float | None]) -> float:
+    return sum(v or 0.0 for v in values)
+
+
+def _runs(res: LargeResults) -> list[str]:
+    inc, steps = res.incremental, res.history_steps
     several = f"; {len(steps)} runs, their sums" if len(steps) > 1 else ""
     rows = [
         f"| history run {i}/{len(steps)} | dbt run ({'from empty' if i == 1 else 'incremental'}, "
-        f"{h['first_day']} to {h['last_day']}, {h['files']:,} files; spill at most {h['spill_peak_mb'] / 1e3:.1f} GB, "
-        f"warehouse then {h['warehouse_mb'] / 1e3:.1f} GB) | {fmt(h['wall_s'])} | {fmt(h['model_s'])} | "
-        f"{fmt(h['overhead_s'])} | {fmt(h['peak_rss_mb'], 0)} |"
+        f"{h.first_day} to {h.last_day}, {h.files:,} files; spill at most {h.spill_peak_mb / 1e3:.1f} GB, "
+        f"warehouse then {h.warehouse_mb / 1e3:.1f} GB) | {fmt(h.wall_s)} | {fmt(h.model_s)} | "
+        f"{fmt(h.overhead_s)} | {fmt(h.peak_rss_mb, 0)} |"
         for i, h in enumerate(steps, 1)
     ]
-    generated = f" Generation took {res['generate_s']:.0f} s." if res.get("generate_s") else ""
+    generated = f" Generation took {res.generate_s:.0f} s." if res.generate_s else ""
     return [
         "## The runs",
         "",
-        f"{res['days']} history days x {res['events_per_day']:,} events; history {res['history_files']:,} files, "
-        f"{res['history_rows']:,} landed rows, {res['history_mb']:,.0f} MB; batch {res['batch_files']} files, "
-        f"{res['batch_rows']:,} rows, {res['batch_mb']:.1f} MB.{generated}",
+        f"{res.days} history days x {res.events_per_day:,} events; history {res.history_files:,} files, "
+        f"{res.history_rows:,} landed rows, {res.history_mb:,.0f} MB; batch {res.batch_files} files, "
+        f"{res.batch_rows:,} rows, {res.batch_mb:.1f} MB.{generated}",
         "",
         "| step | command | wall s | model s | dbt overhead s | peak RSS MB |",
         "|---|---|---:|---:|---:|---:|",
-        f"| history_build | dbt run (history, memory_limit {memory_limit}{several}) | {fmt(hb['wall_s'])} | "
-        f"{fmt(hb['model_s'])} | {fmt(hb['overhead_s'])} | {fmt(hb['peak_rss_mb'], 0)} |",
+        f"| history_build | dbt run (history, memory_limit {res.memory_limit}{several}) | "
+        f"{fmt(_sum([h.wall_s for h in steps]))} | {fmt(_sum([h.model_s for h in steps]))} | "
+        f"{fmt(_sum([h.overhead_s for h in steps]))} | {fmt(max(h.peak_rss_mb or 0.0 for h in steps), 0)} |",
         *(rows if len(steps) > 1 else []),
-        f"| incremental | dbt run (incremental, +1 batch) | {fmt(inc['wall_s'])} | {fmt(inc['model_s'])} | "
-        f"{fmt(inc['overhead_s'])} | {fmt(inc['peak_rss_mb'], 0)} |",
+        f"| incremental | dbt run (incremental, +1 batch) | {fmt(inc.wall_s)} | {fmt(inc.inside_s)} | "
+        f"{fmt(inc.overhead_s)} | {fmt(inc.peak_rss_mb, 0)} |",
         "",
         "Incremental run, per model (s): "
-        + ", ".join(f"{m} {t:.2f}" for m, t in sorted(inc["models"].items(), key=lambda kv: -kv[1]))
+        + ", ".join(f"{m} {t:.2f}" for m, t in sorted(inc.models.items(), key=lambda kv: -kv[1]))
         + ".",
         "",
-        *phase_table([(res["label"], run_from_fields(inc))], Step.INCREMENTAL),
+        *phase_table([(res.label, inc)], Step.INCREMENTAL),
     ]
 
 
-def _prediction(res: dict[str, Any], preds: list[dict[str, Any]], reference: str) -> list[str]:
+def _prediction(res: LargeResults) -> list[str]:
     out = ["## Measured against the per-row prediction", ""]
+    preds = res.predictions
     if not preds:
-        return [*out, f"No per-row line could be read from {reference}: nothing to compare.", ""]
+        return [*out, f"No per-row line could be read from {res.reference}: nothing to compare.", ""]
     out += [
-        f"The line t = a + b x N of {reference} (fitted to {', '.join(f'{n:g}M' for n in preds[0]['fitted'])}), "
-        f"evaluated at N = {res['n'] / 1e6:g}M, against this run. Its batch is the same day's size of events, but the "
+        f"The line t = a + b x N of {res.reference} (fitted to {', '.join(f'{n:g}M' for n in preds[0].fitted)}), "
+        f"evaluated at N = {res.n / 1e6:g}M, against this run. Its batch is the same day's size of events, but the "
         "redelivered files in it are drawn from the history, so its row count "
-        f"({res['batch_rows']:,} here) varies with N.",
+        f"({res.batch_rows:,} here) varies with N.",
         "",
         "| measure | a, s | b, s per 1M | predicted, s | measured, s | measured / predicted |",
         "|---|---:|---:|---:|---:|---:|",
     ]
-    inc = res["runs"]["incremental"]
-    measured = {"our incremental run, model s": inc["model_s"], "our incremental run, wall s": inc["wall_s"]}
+    measured = {
+        "our incremental run, model s": res.incremental.inside_s,
+        "our incremental run, wall s": res.incremental.wall_s,
+    }
     for p in preds:
-        if p["name"] in measured:
-            m = measured[p["name"]]
-            out.append(
-                f"| {p['name']} | {p['a']:.2f} | {p['b']:.3f} | {p['predicted']:.1f} | {m:.1f} | "
-                f"{m / p['predicted']:.2f} |"
-            )
+        if (m := measured.get(p.name)) is not None:
+            out.append(f"| {p.name} | {p.a:.2f} | {p.b:.3f} | {p.predicted:.1f} | {m:.1f} | {m / p.predicted:.2f} |")
     return [*out, ""]
 
 
-def render(
-    res: dict[str, Any],
-    plan: DiskPlan,
-    default_plan: DiskPlan,
-    preds: list[dict[str, Any]],
-    mach: dict[str, Any],
-    memory_limit: str,
-    reference: str,
-) -> str:
-    """The page, from the record alone."""
-    lines = [*_header(res, mach, memory_limit), *_disk(res, plan, default_plan), *_runs(res, memory_limit)]
-    return "\n".join([*lines, *_prediction(res, preds, reference)]).rstrip("\n") + "\n"
+def render(res: LargeResults) -> str:
+    """The page, from the record alone (its results.json)."""
+    lines = [*_header(res), *_disk(res), *_runs(res), *_prediction(res)]
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def parser() -> argparse.ArgumentParser:
@@ -455,20 +393,6 @@ def make_arguments(environ: dict[str, str]) -> list[str] | str:
     return out
 
 
-def render_saved(saved: dict[str, Any]) -> str:
-    """The page from its results.json alone."""
-    plan, default_plan = DiskPlan(**saved["disk"]), DiskPlan(**saved["default_disk"])
-    return render(
-        saved["result"],
-        plan,
-        default_plan,
-        saved["predictions"],
-        saved["machine"],
-        saved["memory_limit"],
-        saved["reference"],
-    )
-
-
 def main(argv: list[str] | None = None) -> int:
     p = parser()
     from_make = make_arguments(dict(os.environ))
@@ -480,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--steps must be 0 (the fewest that fit) to {MAX_STEPS}; got {a.steps}")
     saved_path = a.doc.with_suffix(".results.json")
     if a.render_only:
-        a.doc.write_text(render_saved(json.loads(saved_path.read_text())))
+        a.doc.write_text(render(load(LargeResults, saved_path)))
         return 0
     a.out = a.out.resolve()
     work = a.out / label(a.size)
@@ -493,41 +417,32 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     log(plan.describe())
-    saved = run_large(a, plan, work)
-    saved["default_disk"] = dataclasses.asdict(disk_plan(p.get_default("size"), a.out, steps=1))
-    saved_path.parent.mkdir(parents=True, exist_ok=True)
-    saved_path.write_text(json.dumps(saved, indent=1, default=str) + "\n")
-    a.doc.write_text(render_saved(saved))
-    log(f"done in {saved['result']['total_s']:.0f} s; wrote {saved_path} and {a.doc}")
+    res = run_large(a, (plan, disk_plan(p.get_default("size"), a.out, steps=1)), work)
+    save(res, saved_path)
+    a.doc.write_text(render(res))
+    log(f"done in {res.total_s or 0:.0f} s; wrote {saved_path} and {a.doc}")
     return 0
 
 
-def run_large(a: argparse.Namespace, plan: DiskPlan, work: Path) -> dict[str, Any]:
-    """The measurement and everything its page needs, but the default size's disk plan."""
-    preds = predictions(a.reference, a.size) if a.reference.exists() else []
+def run_large(a: argparse.Namespace, plans: tuple[DiskPlan, DiskPlan], work: Path) -> LargeResults:
+    """The measurement, its machine and the prediction it is set beside; the work folder goes unless --keep."""
+    preds = predictions(a.reference, a.size) if a.reference.exists() else ()
     env = dict(bench_env(), DBT_DUCKDB_MEMORY_LIMIT=a.memory_limit)
     project, commit, dirty = snapshot_project(a.out / "project")
-    mach = dataclasses.asdict(machine(1, a.memory_limit, commit, dirty))
+    mach = machine(1, a.memory_limit, commit, dirty)
     t0 = time.perf_counter()
     try:
-        res = measure(a, env, project, work, plan.steps)
+        res = measure(a, Warehouse(project, env, work, a.memory_limit), plans, preds, mach)
     finally:
         if not a.keep:
             for f in work.glob("*.duckdb*"):
                 remove(f)
             shutil.rmtree(work / "landing", ignore_errors=True)
-    res["total_s"] = time.perf_counter() - t0
-    res["finished_at"] = f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M}"
     if not a.keep:
         shutil.rmtree(work, ignore_errors=True)
-    return {
-        "machine": mach,
-        "result": res,
-        "predictions": preds,
-        "disk": dataclasses.asdict(plan),
-        "memory_limit": a.memory_limit,
-        "reference": a.reference.name,
-    }
+    return dataclasses.replace(
+        res, total_s=time.perf_counter() - t0, finished_at=f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M}"
+    )
 
 
 if __name__ == "__main__":

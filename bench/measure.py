@@ -238,32 +238,6 @@ def dbt(
     )
 
 
-def run_fields(r: Run) -> dict[str, Any]:
-    """A run's figures as the Postgres, Spark, drift and large-history records keep them."""
-    return {
-        "wall_s": r.wall_s,
-        "model_s": r.inside_s,
-        "overhead_s": r.overhead_s,
-        "peak_rss_mb": r.peak_rss_mb,
-        "models": r.models,
-        "statements": r.statements,
-        "phases": dataclasses.asdict(r.phases) if r.phases else {},
-    }
-
-
-def run_from_fields(d: dict[str, Any]) -> Run:
-    """The Run of a record run_fields wrote."""
-    return Run(
-        wall_s=d["wall_s"],
-        inside_s=d.get("model_s"),
-        overhead_s=d.get("overhead_s"),
-        peak_rss_mb=d.get("peak_rss_mb"),
-        models=d.get("models", {}),
-        statements=d.get("statements", {}),
-        phases=Phases(**d["phases"]) if d.get("phases") else None,
-    )
-
-
 def floor(
     env: dict[str, str],
     out_file: Path,

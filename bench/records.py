@@ -1,11 +1,12 @@
-"""The typed records of the Postgres, Spark and drift runs, written to the results.json beside their pages
-(bench/results.py's codec); their pages are rendered from these alone."""
+"""The typed records of the Postgres, Spark, drift and large-history runs, written to the results.json
+beside their pages (bench/results.py's codec); their pages are rendered from these alone."""
 
 from __future__ import annotations
 
 import dataclasses
 
-from bench.results import TableDiff
+from bench.disk import DiskPlan
+from bench.results import Machine, Run, TableDiff
 
 
 @dataclasses.dataclass(frozen=True)
@@ -165,3 +166,59 @@ class DriftResults:
     next_equal: tuple[TableDiff, ...] = ()
     wide: DriftRun | None = None
     generated_at: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class LargeStep:
+    """One dbt run of a history built in steps: its days, files, spill and warehouse, its times."""
+
+    first_day: str
+    last_day: str
+    files: int
+    spill_peak_mb: float
+    warehouse_mb: float
+    wall_s: float
+    model_s: float | None
+    overhead_s: float | None
+    peak_rss_mb: float | None
+
+
+@dataclasses.dataclass(frozen=True)
+class Prediction:
+    """The per-row line of the reference results (bench/per_row.py) for one measure, at this size."""
+
+    name: str
+    a: float
+    b: float
+    fitted: tuple[float, ...]
+    predicted: float
+
+
+@dataclasses.dataclass(frozen=True)
+class LargeResults:
+    """docs/benchmarks-large.results.json: one large history, its disk plan, and the prediction it is set beside."""
+
+    machine: Machine
+    memory_limit: str
+    reference: str
+    disk: DiskPlan
+    default_disk: DiskPlan
+    predictions: tuple[Prediction, ...]
+    n: int
+    label: str
+    days: int
+    events_per_day: int
+    history_files: int
+    batch_files: int
+    history_mb: float
+    batch_mb: float
+    history_rows: int
+    batch_rows: int
+    history_steps: tuple[LargeStep, ...]
+    incremental: Run
+    warehouse_after_build_mb: float
+    warehouse_mb: float
+    warehouse_peak_mb: float
+    generate_s: float | None = None
+    finished_at: str = ""
+    total_s: float | None = None

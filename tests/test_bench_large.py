@@ -5,7 +5,6 @@ is asserted."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -13,6 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from bench.records import LargeResults
+from bench.results import load
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -88,5 +90,5 @@ def test_a_small_run_sets_its_incremental_run_beside_the_prediction(tmp_path: Pa
     assert re.search(r"^\| of the run phase, DuckDB's checkpoint .*\| [0-9.]+ \|$", text, flags=re.M)
     assert re.search(r"the warehouse and its spill folder at their largest [1-9][0-9]* B per history event", text)
     assert not (tmp_path / "out" / "120k").exists()  # the work folder goes unless --keep
-    saved = json.loads(doc.with_suffix(".results.json").read_text())
-    assert saved["result"]["label"] == "120k" and len(saved["result"]["history_steps"]) == 2
+    saved = load(LargeResults, doc.with_suffix(".results.json"))
+    assert saved.label == "120k" and len(saved.history_steps) == 2 and saved.disk.steps == 2

@@ -16,7 +16,7 @@ import pytest
 from bench import drift, large, postgres, spark
 from bench.plot import make_plot
 from bench.ratios import ratios
-from bench.records import DriftResults, PostgresResults, SparkResults
+from bench.records import DriftResults, LargeResults, PostgresResults, SparkResults
 from bench.render import render
 from bench.results import Results, load
 from bench.tables import fmt, ratio_table
@@ -67,7 +67,7 @@ def test_a_results_file_with_an_unknown_field_is_refused(tmp_path: Path) -> None
         ("benchmarks-drift.md", lambda p: drift.render(load(DriftResults, p), Path("benchmarks-drift.png"))),
         ("benchmarks-postgres.md", lambda p: postgres.render(load(PostgresResults, p))),
         ("benchmarks-spark.md", lambda p: spark.markdown(load(SparkResults, p))),
-        ("benchmarks-large.md", lambda p: large.render_saved(json.loads(p.read_text()))),
+        ("benchmarks-large.md", lambda p: large.render(load(LargeResults, p))),
     ],
 )
 def test_each_other_page_is_its_results_rendered(page: str, render_page: Callable[[Path], str]) -> None:
