@@ -16,7 +16,7 @@ LANDING ?= $(DEMO_LANDING)
 # pipeline_demo reads it there (pipeline_demo/inputs.py). Spaces, quotes, `;` and `$(...)` in
 # a value are characters; a bad value fails with one line naming the variable.
 
-.PHONY: setup setup-spark java spark-cluster spark-cluster-stop pytest-spark-cluster pytest-spark-session bench-spark bench-postgres bench-large demo show report land test lint pytest bench bench-quick bench-drift bench-small harness mutate faults clean
+.PHONY: setup setup-spark java spark-cluster spark-cluster-stop pytest-spark-cluster pytest-spark-session bench-spark bench-postgres bench-large demo show report land test lint pytest bench bench-quick bench-drift harness mutate faults clean
 
 # `pip install -e .` installs the harness (the rerun-safe-harness distribution: harness/ only).
 # This repository's own Python is not part of it: the dbt-duckdb plugin rerun_safe_duckdb
@@ -65,23 +65,28 @@ pytest-spark-cluster: setup-spark
 pytest-spark-session: setup-spark
 	RERUN_SAFE_SPARK_SESSION_LANE=1 $(BIN)/python -m pytest tests/spark --ignore=tests/spark/cluster_lane -q -rA --durations=0
 
+# The benchmarks: one driver, python -m bench (bench/cli.py), each writing a results.json beside its
+# page and the page from it (docs/benchmarks.md, "Commands").
 # Spark locally and on the cluster side by side at 1M events (docs/benchmarks-spark.md): about 30 minutes.
 bench-spark: setup-spark
-	$(BIN)/python bench/spark.py --out bench/out-spark --doc docs/benchmarks-spark.md
+	$(BIN)/python -m bench --target spark --size 1M
 
 # Postgres (--target postgres) at 1M and 10M events (R1 on Postgres): a throw-away server of its
 # own (tests/postgres/server.py, the PostgreSQL binaries .ci/run installs), a database per size.
 bench-postgres: setup
-	$(BIN)/python bench/postgres.py --out bench/out-postgres --doc docs/benchmarks-postgres.md
+	$(BIN)/python -m bench --target postgres --size 1M,10M
 
 # One large history (100M events; SIZE=50M for a smaller one) against the per-row prediction of
 # docs/benchmarks.md (docs/benchmarks-large.md). A history whose one build does not fit on the disk
 # is built in STEPS dbt runs (0: the fewest that fit); refuses, before writing anything, a size that
-# fits in no number of steps.
+# fits in no number of steps. SIZE and STEPS reach it in the environment (RERUN_SAFE_MAKE_SIZE,
+# RERUN_SAFE_MAKE_STEPS), never pasted into the command; a bad value fails naming the variable.
 SIZE ?= 100M
 STEPS ?= 0
+bench-large: export RERUN_SAFE_MAKE_SIZE = $(SIZE)
+bench-large: export RERUN_SAFE_MAKE_STEPS = $(STEPS)
 bench-large: setup
-	$(BIN)/python bench/large.py --size $(SIZE) --steps $(STEPS) --out bench/out-large --doc docs/benchmarks-large.md
+	$(BIN)/python -m bench large
 
 # The demo holds back the deliveries' last day for `make land DAY=...`.
 demo: export RERUN_SAFE_MAKE_DELIVERIES = $(DELIVERIES)
@@ -153,18 +158,18 @@ harness: setup
 		--fault-var rerun_safe_fail_model --crash-points 3 --kill-points 2 --crash-batches 2
 
 bench: setup
-	$(BIN)/python bench/run.py
+	$(BIN)/python -m bench --target duckdb --size full
 
-# 1M and 3M events only (docs/benchmarks-quick.md): the same steps and ratios as `make bench`, with
-# the full refresh and the one-pass floor at 3M (where R2 and RF are judged), the peer at 1M, no
-# idempotency check and no memory run.
+# 1M and 3M events only: the same steps and ratios as `make bench`, with the full refresh and the
+# one-pass floor at 3M (where R2 and RF are judged), the peer at 1M, no idempotency check and no
+# memory run. Writes target/bench/quick/ (results.json, the page, the plot), never a committed page.
 bench-quick: setup
-	$(BIN)/python bench/run.py --quick --out bench/out-quick
+	$(BIN)/python -m bench --target duckdb --size quick
 
 # 100 consecutive daily batches on a 10M-event history, then two batches as-is vs after compaction
-# (docs/benchmarks-drift.md; make bench's report includes it when present): about 31 minutes.
+# (docs/benchmarks-drift.md): about 31 minutes.
 bench-drift: setup
-	$(BIN)/python bench/drift.py --out bench/out-drift
+	$(BIN)/python -m bench drift
 
 # Mutation score of the test suite (not part of `make test`): each mutant of mutation/mutants.yml
 # applied alone to a copy of the project, its pytest subset run there; writes docs/testing.md (its
@@ -177,4 +182,4 @@ faults: setup
 	FAULTS_FULL=1 $(BIN)/python -m pytest tests/faults -n 2 --dist loadscope -q -rP --durations=10
 
 clean:
-	rm -rf target data reports logs bench/out bench/out-quick bench/out-drift bench/out-spark bench/out-postgres bench/out-large
+	rm -rf target data reports logs bench/out bench/out-drift bench/out-spark bench/out-postgres bench/out-large

@@ -1,15 +1,16 @@
 """Run the floor (bench/floor.sql) on a warehouse for a list of batch CSV files.
 
-    python bench/floor.py --db WAREHOUSE.duckdb --lateness-hours 72 FILE.csv [FILE.csv ...]
-    python bench/floor.py --full-from WAREHOUSE.duckdb --db NEW.duckdb FILE.csv [FILE.csv ...]
+    python -m bench.floor --db WAREHOUSE.duckdb --lateness-hours 72 FILE.csv [FILE.csv ...]
+    python -m bench.floor --full-from WAREHOUSE.duckdb --db NEW.duckdb FILE.csv [FILE.csv ...]
 
 --full-from: the one-pass full recompute. NEW.duckdb gets the warehouse's tables empty (only the
 recorded corrections are copied), then the same SQL runs with every file as the batch, read in
 one multi-file scan (each record's ordinal from insertion order, as the full build of staging
-does): staging, copies, order items and daily revenue recomputed from nothing, in one pass.
+does): staging, copies, order items and daily revenue recomputed from nothing, in one pass. It is
+the one baseline of RF (docs/decisions/2026-12-07-bench-full-build.md).
 
 Prints one JSON object: {"sql_s": seconds inside DuckDB (read + all writes, one transaction),
-"statements": [[label, seconds], ...], "batch_rows": n}. Run in its own process so bench/run.py
+"statements": [[label, seconds], ...], "batch_rows": n}. Run in its own process so bench/measure.py
 can read its peak memory like any dbt invocation's.
 """
 
@@ -21,12 +22,24 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
 HERE = Path(__file__).resolve().parent
-COLUMNS = ("event_id", "event_type", "company_id", "order_id", "order_item_id", "amount_cents",
-           "currency", "event_time", "ingested_at", "version", "_overflow")
+COLUMNS = (
+    "event_id",
+    "event_type",
+    "company_id",
+    "order_id",
+    "order_item_id",
+    "amount_cents",
+    "currency",
+    "event_time",
+    "ingested_at",
+    "version",
+    "_overflow",
+)
 
 
 def _lit(s: str) -> str:
@@ -42,7 +55,8 @@ def landed_sql(files: list[tuple[str, str, str]]) -> str:
             f"select scanned.*, {_lit(file_id)} as _file_id, {_lit(name)} as _file_name, "
             f"row_number() over () as _record_number from read_csv({_lit(path)}, header = true, "
             f"auto_detect = false, delim = ',', quote = '\"', escape = '\"', strict_mode = false, "
-            f"null_padding = true, parallel = false, columns = {{{cols}}}) as scanned")
+            f"null_padding = true, parallel = false, columns = {{{cols}}}) as scanned"
+        )
     return "\nunion all\n".join(parts)
 
 
@@ -59,11 +73,17 @@ def landed_one_scan_sql(files: list[tuple[str, str, str]]) -> str:
         f"select scanned.*, file_index, row_number() over () as pos from read_csv([{paths}], header = true, "
         f"auto_detect = false, delim = ',', quote = '\"', escape = '\"', strict_mode = false, "
         f"null_padding = true, parallel = false, columns = {{{cols}}}) as scanned) as s "
-        f"inner join (values {listed}) as listed (file_index, file_id, file_name) on s.file_index = listed.file_index")
+        f"inner join (values {listed}) as listed (file_index, file_id, file_name) on s.file_index = listed.file_index"
+    )
 
 
-EMPTY_TABLES = ("stg_landing__events", "int_event_copies_classified", "fct_order_items", "fct_daily_revenue",
-                "rerun_safe_runs")
+EMPTY_TABLES = (
+    "stg_landing__events",
+    "int_event_copies_classified",
+    "fct_order_items",
+    "fct_daily_revenue",
+    "rerun_safe_runs",
+)
 
 
 def prepare_full(db: str, source: str) -> None:
@@ -78,8 +98,22 @@ def prepare_full(db: str, source: str) -> None:
         con.close()
 
 
-def run_floor(db: str, files: list[str], lateness_hours: int = 72, threads: int | None = None,
-              memory_limit: str | None = None, one_scan: bool = False) -> dict:
+def _first(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> Any:
+    """The first column of the first row of `sql`."""
+    row = con.execute(sql, params or []).fetchone()
+    if row is None:
+        raise RuntimeError(f"no row from: {sql}")
+    return row[0]
+
+
+def run_floor(
+    db: str,
+    files: list[str],
+    lateness_hours: int = 72,
+    threads: int | None = None,
+    memory_limit: str | None = None,
+    one_scan: bool = False,
+) -> dict[str, Any]:
     t0 = time.perf_counter()
     con = duckdb.connect(db)
     if threads:
@@ -95,14 +129,19 @@ def run_floor(db: str, files: list[str], lateness_hours: int = 72, threads: int 
         ids = con.execute(
             f"select filename, parse_filename(filename), md5(parse_filename(filename) || ':' || "
             f"cast(size as varchar) || ':' || cast(epoch_ms(last_modified) as varchar)) "
-            f"from read_blob({file_list}) order by 2, 3").fetchall()
-        run_seq = con.execute("select coalesce(max(run_seq), 0) + 1 from main.rerun_safe_runs").fetchone()[0]
+            f"from read_blob({file_list}) order by 2, 3"
+        ).fetchall()
+        run_seq = _first(con, "select coalesce(max(run_seq), 0) + 1 from main.rerun_safe_runs")
         statements.append(("file ids", time.perf_counter() - t))
-        sql = "\n".join(l for l in (HERE / "floor.sql").read_text().splitlines()
-                        if not l.strip().startswith("--"))
+        sql = "\n".join(
+            line for line in (HERE / "floor.sql").read_text().splitlines() if not line.strip().startswith("--")
+        )
         landed = landed_one_scan_sql(ids) if one_scan else landed_sql(ids)
-        sql = (sql.replace("__LANDED__", landed).replace("__RUN_SEQ__", str(run_seq))
-               .replace("__LATE_S__", str(int(lateness_hours) * 3600)))
+        sql = (
+            sql.replace("__LANDED__", landed)
+            .replace("__RUN_SEQ__", str(run_seq))
+            .replace("__LATE_S__", str(int(lateness_hours) * 3600))
+        )
         for stmt in sql.split("\n;;\n"):
             body = stmt.strip()
             if not body:
@@ -114,8 +153,7 @@ def run_floor(db: str, files: list[str], lateness_hours: int = 72, threads: int 
         t = time.perf_counter()
         con.execute("commit")
         statements.append(("commit", time.perf_counter() - t))
-        batch_rows = con.execute("select count(*) from main.stg_landing__events where _loaded_run_seq = ?",
-                                 [run_seq]).fetchone()[0]
+        batch_rows = _first(con, "select count(*) from main.stg_landing__events where _loaded_run_seq = ?", [run_seq])
     finally:
         con.close()
     return {"sql_s": time.perf_counter() - t0, "statements": statements, "batch_rows": batch_rows}
@@ -127,8 +165,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--lateness-hours", type=int, default=72)
     p.add_argument("--threads", type=int, default=int(os.environ.get("BENCH_THREADS", "0")) or None)
     p.add_argument("--memory-limit", default=os.environ.get("DBT_DUCKDB_MEMORY_LIMIT", "8GB"))
-    p.add_argument("--full-from", default=None,
-                   help="one-pass full recompute into a new --db, its empty tables shaped like this warehouse's")
+    p.add_argument(
+        "--full-from",
+        default=None,
+        help="one-pass full recompute into a new --db, its empty tables shaped like this warehouse's",
+    )
     p.add_argument("files", nargs="+")
     a = p.parse_args(argv)
     if a.full_from:

@@ -1,13 +1,14 @@
 """Time the incremental run on Postgres (`--target postgres`) against history size: R1.
 
-    .venv/bin/python bench/postgres.py --doc docs/benchmarks-postgres.md          # 1M and 10M events
-    .venv/bin/python bench/postgres.py --sizes 100k,300k --batch-events 20000 --out /tmp/bp   # a smoke run
+    .venv/bin/python -m bench --target postgres --size 1M,10M     # make bench-postgres: 1M and 10M events
+    .venv/bin/python -m bench --target postgres --size 100k,300k --batch-events 20000 --out /tmp/bp \
+        --doc /tmp/bp/pg.md                                         # a smoke run
 
-Same deliveries as bench/run.py (pipeline_demo.generate, seed 7, `--batch-events` a day, one day
+Same deliveries as the size sweep (pipeline_demo.generate, seed 7, `--batch-events` a day, one day
 held back as the batch, so the batch is the same at every size). One throw-away PostgreSQL
 server for the whole run (tests/postgres/server.py: the tests' own, initdb in a temporary
 folder, fsync off), and for each size in `--sizes` a database of its own (`bench_<size>`,
-schema `bench`), where each step is a `dbt` subprocess (bench/run.py's dbt(): wall time, model
+schema `bench`), where each step is a `dbt` subprocess (bench/measure.py's dbt(): wall time, model
 times from run_results.json, per-statement times from the debug log):
 
 1. `dbt seed` + `dbt run` the history (a full build of every file);
@@ -22,8 +23,9 @@ too), into `--out`/<size>/incremental_plans.log: which lookups scan the history.
 run (timing every plan node), so its figures are not t_inc.
 
 R1 = t_inc(size) / t_inc(smallest size), on model time (sum of the models' execution_time) and
-on wall time. Prints a Markdown table (and writes it with --doc), with each table's size and
-indexes after the incremental run; nothing is asserted.
+on wall time. Writes the figures to ``<doc>.results.json`` and renders the page (--doc) from them,
+with each table's size and indexes after the incremental run; nothing is asserted.
+``--render-only`` renders the page again from that file.
 """
 
 from __future__ import annotations
@@ -39,30 +41,43 @@ import signal
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from run import BENCH_NOW, ROOT, START, dbt, label, link_files, log, snapshot_project  # noqa: E402
-
-from pipeline_demo.generate import GeneratorConfig, generate  # noqa: E402
-from tests.postgres.server import PostgresServer, throwaway_server  # noqa: E402
+from bench.common import (
+    BENCH,
+    BENCH_NOW,
+    ROOT,
+    START,
+    bench_env,
+    label,
+    link_files,
+    log,
+    parse_size,
+    snapshot_project,
+    utc_now,
+)
+from bench.measure import dbt
+from bench.records import Code, PgIndex, PgSize, PgTable, PostgresResults, StepTimes
+from bench.results import Run, load, save
+from pipeline_demo.generate import GeneratorConfig, generate
+from tests.postgres.server import PostgresServer, throwaway_server
 
 SCHEMA = "bench"
 # auto_explain's settings for --explain (set on the size's database for the incremental run)
-EXPLAIN = {"log_min_duration": "0", "log_analyze": "on", "log_buffers": "on", "log_nested_statements": "on",
-           "log_timing": "on", "log_triggers": "on"}
+EXPLAIN = {
+    "log_min_duration": "0",
+    "log_analyze": "on",
+    "log_buffers": "on",
+    "log_nested_statements": "on",
+    "log_timing": "on",
+    "log_triggers": "on",
+}
 
 
-def parse_size(text: str) -> int:
-    m = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)([kKmM]?)", text.strip())
-    if not m:
-        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 100k, 1M, 10M, 250000)")
-    return int(float(m.group(1)) * {"": 1, "k": 1_000, "m": 1_000_000}[m.group(2).lower()])
-
-
-def admin(server: PostgresServer, dbname: str, *statements: str) -> list[list[tuple]]:
+def admin(server: PostgresServer, dbname: str, *statements: str) -> list[list[tuple[Any, ...]]]:
     """Statements on database `dbname`, in autocommit; the rows of each."""
-    con = dataclasses.replace(server, dbname=dbname).connect()
+    at: Any = dataclasses.replace(server, dbname=dbname)  # tests/postgres/server.py is not typed
+    con = at.connect()
     out = []
     try:
         with con.cursor() as cur:
@@ -99,7 +114,7 @@ def land(files: list[Path], landing: Path) -> None:
         (landing / f.name).chmod(0o644)  # the server's OS user reads it
 
 
-def bench_size(n: int, a: argparse.Namespace, server: PostgresServer, project: Path, out: Path) -> dict:
+def bench_size(n: int, a: argparse.Namespace, server: PostgresServer, project: Path, out: Path) -> PgSize:
     lab = label(n)
     work = out / lab
     history, batch, days = deliveries_for(n, a, work)
@@ -107,12 +122,18 @@ def bench_size(n: int, a: argparse.Namespace, server: PostgresServer, project: P
     admin(server, "postgres", f"drop database if exists {dbname} with (force)", f"create database {dbname}")
     landing = server.new_landing()  # under the cluster's folder: the server's OS user can read it
     land(history, landing)
-    env = dict(os.environ, RERUN_SAFE_PG_HOST=server.host, RERUN_SAFE_PG_PORT=str(server.port),
-               RERUN_SAFE_PG_USER=server.user, RERUN_SAFE_PG_DBNAME=dbname, RERUN_SAFE_PG_SCHEMA=SCHEMA)
+    env = dict(
+        bench_env(),
+        RERUN_SAFE_PG_HOST=server.host,
+        RERUN_SAFE_PG_PORT=str(server.port),
+        RERUN_SAFE_PG_USER=server.user,
+        RERUN_SAFE_PG_DBNAME=dbname,
+        RERUN_SAFE_PG_SCHEMA=SCHEMA,
+    )
     vars_ = {"landing_path": str(landing), "rerun_safe_now": BENCH_NOW}
     tgt, logs = work / "target", work / "logs"
     pg = ["--target", "postgres"]
-    runs: dict[str, dict] = {}
+    runs: dict[str, Run] = {}
     log(f"{lab}: dbt seed")
     runs["seed"] = dbt(project, ["seed", *pg], env, tgt, logs / "seed", vars_, "seed")
     log(f"{lab}: dbt run (history: {len(history)} files, {days} days)")
@@ -122,18 +143,22 @@ def bench_size(n: int, a: argparse.Namespace, server: PostgresServer, project: P
     admin(server, dbname, "vacuum (analyze)")
     vacuum_s = time.perf_counter() - t0
     land(batch, landing)
-    if a.explain:  # new sessions only: dbt's connections of the incremental run
+    log_file = server.log_file
+    if a.explain and log_file is None:
+        raise RuntimeError("--explain: the server keeps no log file to read the plans from")
+    if a.explain and log_file:  # new sessions only: dbt's connections of the incremental run
         admin(server, "postgres", *[f"alter database {dbname} set auto_explain.{k} = {v}" for k, v in EXPLAIN.items()])
-        log_start = server.log_file.stat().st_size
+        log_start = log_file.stat().st_size
     log(f"{lab}: dbt run (incremental, {len(batch)} batch files)")
     runs["incremental"] = dbt(project, ["run", *pg], env, tgt, logs / "incremental", vars_, "incremental")
-    if a.explain:
+    if a.explain and log_file:
         admin(server, "postgres", f"alter database {dbname} reset all")
-        with server.log_file.open("rb") as fh:
+        with log_file.open("rb") as fh:
             fh.seek(log_start)
             (work / "incremental_plans.log").write_bytes(fh.read())
     tables, indexes = admin(
-        server, dbname,
+        server,
+        dbname,
         "select c.relname, c.reltuples::bigint, pg_total_relation_size(c.oid) from pg_class as c"
         f" where c.relnamespace = '{SCHEMA}'::regnamespace and c.relkind = 'r' order by c.relname",
         f"select tablename, indexdef from pg_indexes where schemaname = '{SCHEMA}' order by tablename, indexname",
@@ -141,41 +166,39 @@ def bench_size(n: int, a: argparse.Namespace, server: PostgresServer, project: P
     shutil.rmtree(landing, ignore_errors=True)
     if not a.keep_databases:
         admin(server, "postgres", f"drop database {dbname} with (force)")
-    return {
-        "n": n, "label": lab, "days": days, "batch_events": a.batch_events, "database": dbname,
-        "history_files": len(history), "batch_files": len(batch), "vacuum_analyze_s": round(vacuum_s, 2),
-        "runs": {name: {k: r[k] for k in ("wall_s", "model_s", "overhead_s", "models", "statements")}
-                 for name, r in runs.items()},
-        "tables": [{"table": t, "rows": rows, "mb": round(size / 1e6, 1)} for t, rows, size in tables],
-        "indexes": [{"table": t, "index": d} for t, d in indexes],
-    }
+    return PgSize(
+        n=n,
+        label=lab,
+        days=days,
+        batch_events=a.batch_events,
+        database=dbname,
+        history_files=len(history),
+        batch_files=len(batch),
+        vacuum_analyze_s=round(vacuum_s, 2),
+        runs={
+            name: StepTimes(r.wall_s, r.inside_s, r.overhead_s, dict(r.models), dict(r.statements))
+            for name, r in runs.items()
+        },
+        tables=tuple(PgTable(t, int(rows), round(size / 1e6, 1)) for t, rows, size in tables),
+        indexes=tuple(PgIndex(t, d) for t, d in indexes),
+    )
 
 
-def ratio(num: float, den: float) -> str:
-    return f"{num / den:.2f}" if den else "n/a"
+def ratio(num: float | None, den: float | None) -> str:
+    return f"{num / den:.2f}" if num is not None and den else "n/a"
 
 
-RUN_HEADING = "## The run"
+def _f(v: float | None, nd: int) -> str:
+    return "-" if v is None else f"{v:.{nd}f}"
 
 
-def merge_into_page(page: str, rendered: str) -> str:
-    """`page` (the existing docs page) with its "## The run" section replaced by `rendered`'s, and
-    every other section (the measured analyses kept by hand beside the run) left as it is; the
-    whole of `rendered` when the page has no such section."""
-    head = RUN_HEADING + "\n"
-    if head not in page:
-        return rendered
-    new_section = rendered[rendered.index(head):]
-    start = page.index(head)
-    end = page.find("\n## ", start + len(head))
-    return page[:start] + new_section.rstrip("\n") + "\n" + (page[end:] if end >= 0 else "")
-
-
-def render(results: list[dict], a: argparse.Namespace, pg_version: str, project: dict) -> str:
+def render(saved: PostgresResults) -> str:
+    """The page, from its results.json alone."""
+    results, project = saved.results, saved.code
     base = results[0]
-    inc = [r["runs"]["incremental"] for r in results]
-    models = sorted({m for r in inc for m in r["models"]}, key=lambda m: -inc[-1]["models"].get(m, 0.0))
-    head = " | ".join(r["label"] for r in results)
+    inc = [r.runs["incremental"] for r in results]
+    models = sorted({m for r in inc for m in r.models}, key=lambda m: -inc[-1].models.get(m, 0.0))
+    head = " | ".join(r.label for r in results)
     rule = "|".join(["---:"] * len(results))
 
     def row(name: str, cells: list[str]) -> str:
@@ -184,93 +207,128 @@ def render(results: list[dict], a: argparse.Namespace, pg_version: str, project:
     lines = [
         "# Benchmarks on Postgres",
         "",
-        "Written by `bench/postgres.py` (`make bench-postgres`: 1M and 10M events). The same deliveries as "
-        "`bench/run.py` (docs/benchmarks.md, \"Method\"): N / batch events delivery days, one more day held back "
+        "Rendered by `python -m bench --target postgres` (bench/postgres.py; `make bench-postgres`: 1M and 10M "
+        "events) from [benchmarks-postgres.results.json](benchmarks-postgres.results.json). The same deliveries as "
+        'the DuckDB sweep (docs/benchmarks.md, "Method"): N / batch events delivery days, one more day held back '
         "as the batch, so the batch is the same at every size. Each size in a database of its own on one "
         "throw-away server: `dbt seed`, `dbt run` (the history), `VACUUM (ANALYZE)`, the batch landed, `dbt run` "
         "(t_inc). R1 = t_inc(size) / t_inc(smallest size); model s = the sum of the models' execution_time, "
-        "wall = the dbt process.",
+        "wall = the dbt process. What was changed on Postgres and why, with earlier runs: "
+        "[decisions/2026-12-06-bench-postgres.md](decisions/2026-12-06-bench-postgres.md).",
         "",
-        RUN_HEADING,
+        "## The run",
         "",
-        f"Postgres (`--target postgres`, {pg_version}; a throw-away cluster, fsync off, default memory settings), "
-        f"batch: one more day of {a.batch_events:,} events, seed {a.seed}. `bench/postgres.py`, "
-        f"{time.strftime('%Y-%m-%d')}, code {project.get('commit', '?')}"
-        + (f" with uncommitted changes to {', '.join(project['dirty_files'])}" if project.get("dirty_files") else "")
-        + f", load average at the end {[round(x, 1) for x in os.getloadavg()]}.",
+        f"Postgres (`--target postgres`, PostgreSQL {saved.postgres}; a throw-away cluster, fsync off, default "
+        f"memory settings), batch: one more day of {saved.batch_events:,} events, seed {saved.seed}; "
+        f"{saved.measured}, code {project.commit}"
+        + (f" with uncommitted changes to {', '.join(project.dirty_files)}" if project.dirty_files else "")
+        + f", load average at the end {list(saved.load_average)}.",
         "",
         f"| step | {head} |",
         f"|---|{rule}|",
-        row("history (events)", [f"{r['n']:,} ({r['days']} days, {r['history_files']} files)" for r in results]),
-        row("history build: wall s", [f"{r['runs']['history_build']['wall_s']:.1f}" for r in results]),
-        row("vacuum (analyze) s", [f"{r['vacuum_analyze_s']:.1f}" for r in results]),
-        row("**incremental: wall s**", [f"**{x['wall_s']:.2f}**" for x in inc]),
-        row("**incremental: model s**", [f"**{x['model_s']:.2f}**" for x in inc]),
-        row("incremental: dbt overhead s", [f"{x['overhead_s']:.2f}" for x in inc]),
-        *[row(m, [f"{x['models'].get(m, 0.0):.2f}" for x in inc]) for m in models],
+        row("history (events)", [f"{r.n:,} ({r.days} days, {r.history_files} files)" for r in results]),
+        row("history build: wall s", [f"{r.runs['history_build'].wall_s:.1f}" for r in results]),
+        row("vacuum (analyze) s", [f"{r.vacuum_analyze_s:.1f}" for r in results]),
+        row("**incremental: wall s**", [f"**{x.wall_s:.2f}**" for x in inc]),
+        row("**incremental: model s**", [f"**{_f(x.model_s, 2)}**" for x in inc]),
+        row("incremental: dbt overhead s", [_f(x.overhead_s, 2) for x in inc]),
+        *[row(m, [f"{x.models.get(m, 0.0):.2f}" for x in inc]) for m in models],
         "",
     ]
     for r, x in zip(results[1:], inc[1:], strict=True):
         lines.append(
-            f"R1 ({r['label']} vs {base['label']}): **{ratio(x['model_s'], inc[0]['model_s'])}** on model time, "
-            f"**{ratio(x['wall_s'], inc[0]['wall_s'])}** on wall time."
+            f"R1 ({r.label} vs {base.label}): **{ratio(x.model_s, inc[0].model_s)}** on model time, "
+            f"**{ratio(x.wall_s, inc[0].wall_s)}** on wall time."
         )
-    largest = results[-1]
-    lines += [
+    return "\n".join([*lines, *_largest(results[-1])]) + "\n"
+
+
+def _largest(largest: PgSize) -> list[str]:
+    """Where the incremental run's time goes at the largest size, and its tables and indexes."""
+    return [
         "",
-        f"Where the incremental run's model time goes at {largest['label']} (seconds per statement kind, "
+        f"Where the incremental run's model time goes at {largest.label} (seconds per statement kind, "
         "from dbt's debug log):",
         "",
         "| model | statement | s |",
         "|---|---|---:|",
-        *[f"| {node} | {kind} | {s:.2f} |"
-          for node, kinds in sorted(largest["runs"]["incremental"]["statements"].items())
-          for kind, s in sorted(kinds.items(), key=lambda kv: -kv[1]) if s >= 0.01],
+        *[
+            f"| {node} | {kind} | {s:.2f} |"
+            for node, kinds in sorted(largest.runs["incremental"].statements.items())
+            for kind, s in sorted(kinds.items(), key=lambda kv: -kv[1])
+            if s >= 0.01
+        ],
         "",
-        f"Tables and indexes at {largest['label']}, after the incremental run:",
+        f"Tables and indexes at {largest.label}, after the incremental run:",
         "",
         "| table | rows | MB | indexes |",
         "|---|---:|---:|---|",
-        *[f"| {t['table']} | {t['rows']:,} | {t['mb']} | "
-          + ("<br>".join(re.sub(r" ON \S+ USING btree", "", i["index"]).removeprefix("CREATE ")
-                         for i in largest["indexes"] if i["table"] == t["table"]) or "none")
-          + " |" for t in largest["tables"]],
+        *[
+            f"| {t.table} | {t.rows:,} | {t.mb} | "
+            + (
+                "<br>".join(
+                    re.sub(r" ON \S+ USING btree", "", i.index).removeprefix("CREATE ")
+                    for i in largest.indexes
+                    if i.table == t.table
+                )
+                or "none"
+            )
+            + " |"
+            for t in largest.tables
+        ],
     ]
-    return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--sizes", default="1M,10M", help="history sizes in events, comma-separated (default 1M,10M)")
+    p = argparse.ArgumentParser(prog="python -m bench --target postgres", description=__doc__.splitlines()[0])
+    p.add_argument("--size", default="1M,10M", help="history sizes in events, comma-separated (default 1M,10M)")
     p.add_argument("--batch-events", type=int, default=100_000, help="events a day (the batch)")
     p.add_argument("--seed", type=int, default=7)
-    p.add_argument("--out", type=Path, default=ROOT / "bench" / "out-postgres")
-    p.add_argument("--doc", type=Path, default=None, help="write the Markdown here")
-    p.add_argument("--explain", action="store_true",
-                   help="log the plans of the incremental run's statements (auto_explain; slows the run)")
-    p.add_argument("--keep-databases", action="store_true",
-                   help="keep each size's database until the server stops (inspection in a debugger)")
+    p.add_argument("--out", type=Path, default=BENCH / "out-postgres", help="work folder")
+    p.add_argument(
+        "--doc",
+        type=Path,
+        default=ROOT / "docs" / "benchmarks-postgres.md",
+        help="the page; its results.json goes beside it",
+    )
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="log the plans of the incremental run's statements (auto_explain; slows the run)",
+    )
+    p.add_argument(
+        "--keep-databases",
+        action="store_true",
+        help="keep each size's database until the server stops (inspection in a debugger)",
+    )
+    p.add_argument("--render-only", action="store_true", help="measure nothing: the page again from its results.json")
     a = p.parse_args(argv)
-    # a SIGTERM (timeout, CI cancel) unwinds like Ctrl-C, so the server is stopped and its folder deleted
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    sizes = sorted(parse_size(s) for s in a.sizes.split(",") if s.strip())
-    out = a.out.resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    project = snapshot_project(out / "project")
-    results = []
-    settings = {"session_preload_libraries": "auto_explain"} if a.explain else None
-    with throwaway_server(prefix="rerun_safe_pg_bench_", settings=settings) as server:
-        pg_version = admin(server, "postgres", "show server_version")[0][0][0]
-        for n in sizes:
-            results.append(bench_size(n, a, server, Path(project["path"]), out))
-            (out / "results.json").write_text(json.dumps(
-                {"postgres": pg_version, "code": project, "results": results}, indent=2))
-    text = render(results, a, f"PostgreSQL {pg_version}", project)
-    print(text)
-    if a.doc:
-        a.doc.write_text(merge_into_page(a.doc.read_text(), text) if a.doc.exists() else text)
+    try:
+        sizes = sorted({parse_size(s) for s in a.size.split(",") if s.strip()})
+    except argparse.ArgumentTypeError as e:
+        p.error(f"--size: {e}")
+    if not sizes or a.batch_events < 1:
+        p.error("--size needs a size at least, --batch-events 1 or more")
+    saved_path = a.doc.with_suffix(".results.json")
+    saved = load(PostgresResults, saved_path) if a.render_only else measure_sizes(a, sizes, saved_path)
+    a.doc.write_text(render(saved))
+    print(a.doc.read_text())
     return 0
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+def measure_sizes(a: argparse.Namespace, sizes: list[int], saved_path: Path) -> PostgresResults:
+    # a SIGTERM (timeout, CI cancel) unwinds like Ctrl-C, so the server is stopped and its folder deleted
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    out = a.out.resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    project, commit, dirty = snapshot_project(out / "project")
+    saved = PostgresResults(code=Code(commit, dirty), batch_events=a.batch_events, seed=a.seed)
+    settings = {"session_preload_libraries": "auto_explain"} if a.explain else None
+    with throwaway_server(prefix="rerun_safe_pg_bench_", settings=settings) as server:
+        saved = dataclasses.replace(saved, postgres=admin(server, "postgres", "show server_version")[0][0][0])
+        for n in sizes:
+            saved = dataclasses.replace(saved, results=(*saved.results, bench_size(n, a, server, project, out)))
+            save(saved, saved_path)  # a run stopped part-way keeps the sizes it measured
+    saved = dataclasses.replace(saved, measured=utc_now(), load_average=tuple(round(x, 1) for x in os.getloadavg()))
+    save(saved, saved_path)
+    return saved

@@ -2,10 +2,10 @@
 behind the Thrift server, side by side: the history build and one incremental run, and what the
 Thrift round trips cost.
 
-    .venv/bin/python bench/spark.py --out /tmp/bench_spark --doc docs/benchmarks-spark.md   # 1M events
-    .venv/bin/python bench/spark.py --events 20000 --out /tmp/bs      # a smoke run, a few minutes
+    .venv/bin/python -m bench --target spark --size 1M      # make bench-spark: docs/benchmarks-spark.md
+    .venv/bin/python -m bench --target spark --size 20k --out /tmp/bs --doc /tmp/bs/spark.md   # a smoke run
 
-Same deliveries as bench/run.py (pipeline_demo.generate, seed 7, `--batch-events` a day, one day
+Same deliveries as the size sweep (pipeline_demo.generate, seed 7, `--batch-events` a day, one day
 held back as the batch). For each engine (`--engines`, both by default), on a warehouse of its
 own, each step a `dbt` subprocess:
 
@@ -24,7 +24,8 @@ the session target's settings), and through PyHive as dbt-spark does (`execute(a
 `poll()`, `fetchall()`). The Thrift cost of a run is estimated as (thrift - session) x the
 statements dbt sent in it (counted in its debug log).
 
-Prints the figures and writes them as Markdown (--doc); nothing is asserted.
+Writes the figures to ``<doc>.results.json`` and renders the page (--doc) from them; nothing is
+asserted. ``--render-only`` renders the page again from that file.
 """
 
 from __future__ import annotations
@@ -32,19 +33,20 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime as dt
+import importlib
 import json
 import os
 import shutil
 import statistics
-import sys
 import time
 from pathlib import Path
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from run import PY, ROOT, START, dbt, invoke, label, link_files, log  # noqa: E402
-
-from pipeline_demo.generate import GeneratorConfig, generate  # noqa: E402
+from bench.common import BENCH, PY, ROOT, START, bench_env, label, link_files, log, parse_size, utc_now
+from bench.measure import dbt, invoke
+from bench.records import SparkResults, SparkStep
+from bench.results import load, save
+from pipeline_demo.generate import GeneratorConfig, generate
 
 ENGINES = ("session", "cluster")
 JVM_PROBE = (
@@ -68,14 +70,14 @@ SESSION_PROBE = (
 )
 
 
-def thrift_round_trip(cluster, probes: int) -> tuple[float, float]:
+def thrift_round_trip(cluster: Any, probes: int) -> tuple[float, float]:
     """A trivial statement sent as dbt-spark sends it (PyHive: `execute(async_=True)`, `poll()`,
     `fetchall()`): the median seconds at the client, and the median duration of the same
     statements' SQL executions inside the driver (its REST API). Their difference is the round
     trip: the Thrift calls, the session's operation handling, the result's transfer."""
-    from pyhive import hive
-
     from tests.spark.cluster import HOST, SESSION
+
+    hive: Any = importlib.import_module("pyhive.hive")  # installed by make setup-spark only
 
     connection = hive.connect(host=HOST, port=cluster.thrift_port, username="rerun_safe", configuration=SESSION)
     client = []
@@ -92,8 +94,11 @@ def thrift_round_trip(cluster, probes: int) -> tuple[float, float]:
     finally:
         connection.close()
     executions = cluster.driver_api("sql?details=false&offset=0&length=100000")
-    inside = [run["duration"] / 1000 for run in executions
-              if "rerun_safe_round_trip_probe" in str(run.get("description", "")) and run.get("status") == "COMPLETED"]
+    inside = [
+        run["duration"] / 1000
+        for run in executions
+        if "rerun_safe_round_trip_probe" in str(run.get("description", "")) and run.get("status") == "COMPLETED"
+    ]
     return statistics.median(client), statistics.median(inside[5:] or inside)
 
 
@@ -113,62 +118,69 @@ def statements(log_file: Path) -> tuple[int, float]:
     return count, seconds
 
 
-def run_engine(engine: str, env: dict, out: Path, landing: Path, batch: list[Path], full_refresh: bool) -> dict:
+def run_engine(
+    engine: str, env: dict[str, str], out: Path, landing: Path, batch: list[Path], full_refresh: bool
+) -> dict[str, SparkStep]:
     target = ["--target", "spark" if engine == "session" else "spark_thrift"]
     vars_ = {"landing_path": str(landing)}
     tgt, logs = out / engine / "target", out / engine / "logs"
     steps = [("seed", ["seed"]), ("history", ["run"]), ("nothing_new", ["run"]), ("incremental", ["run"])]
     if full_refresh:
         steps.append(("full_refresh", ["run", "--full-refresh"]))
-    runs = {}
+    runs: dict[str, SparkStep] = {}
     for name, args in steps:
         if name == "incremental":
             link_files(batch, landing)
         log(f"{engine}: dbt {' '.join(args)} ({name})")
         result = dbt(ROOT, [*args, *target], env, tgt, logs / name, vars_, f"{engine}_{name}")
-        if result["rc"] != 0:
-            raise SystemExit(f"{engine}: dbt {' '.join(args)} failed (rc {result['rc']}): {result['output']}")
-        result["statements"], result["statement_s"] = statements(logs / name / "dbt.log")
-        runs[name] = result
+        count, seconds = statements(logs / name / "dbt.log")
+        runs[name] = SparkStep(result.wall_s, result.inside_s, count, seconds)
     return runs
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--events", type=int, default=1_000_000, help="history size in events")
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m bench --target spark", description=__doc__.splitlines()[0])
+    p.add_argument("--size", type=parse_size, default=1_000_000, help="history size in events (default 1M)")
     p.add_argument("--batch-events", type=int, default=100_000, help="events a day (the batch)")
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--master", default="local[2]", help="RERUN_SAFE_SPARK_MASTER of the session")
     p.add_argument("--engines", default=",".join(ENGINES), help="session, cluster or both (comma-separated)")
     p.add_argument("--full-refresh", action="store_true", help="also time `dbt run --full-refresh`")
     p.add_argument("--probes", type=int, default=30, help="trivial statements timed per round-trip probe")
-    p.add_argument("--out", type=Path, required=True)
-    p.add_argument("--doc", type=Path, default=None, help="write the Markdown here")
-    a = p.parse_args(argv)
-    engines = [e.strip() for e in a.engines.split(",") if e.strip()]
-    if not engines or any(e not in ENGINES for e in engines):
-        p.error(f"--engines must name session and/or cluster, got {a.engines!r}")
-    out = a.out.resolve()
-    days = max(2, a.events // a.batch_events)
-    cfg = GeneratorConfig(seed=a.seed, start_date=START, days=days + 1, events_per_day=a.batch_events)
-    deliveries = out / "deliveries"
-    if not (deliveries / "_config.json").exists():
-        log(f"generating {days + 1} days x {a.batch_events:,} events")
-        generate(cfg, deliveries)
-        (deliveries / "_config.json").write_text(json.dumps(dataclasses.asdict(cfg), default=str))
-    batch_day = (START + dt.timedelta(days=days)).isoformat()
-    files = sorted(deliveries.glob("*.csv"))
-    history = [f for f in files if f.name[:10] < batch_day]
-    batch = [f for f in files if f.name[:10] == batch_day]
+    p.add_argument("--out", type=Path, default=BENCH / "out-spark", help="work folder")
+    p.add_argument(
+        "--doc",
+        type=Path,
+        default=ROOT / "docs" / "benchmarks-spark.md",
+        help="the page; its results.json goes beside it",
+    )
+    p.add_argument("--render-only", action="store_true", help="measure nothing: the page again from its results.json")
+    return p
 
-    results: dict[str, dict] = {}
+
+def deliveries(a: argparse.Namespace, out: Path) -> tuple[list[Path], list[Path], int]:
+    days = max(2, a.size // a.batch_events)
+    cfg = GeneratorConfig(seed=a.seed, start_date=START, days=days + 1, events_per_day=a.batch_events)
+    folder = out / "deliveries"
+    if not (folder / "_config.json").exists():
+        log(f"generating {days + 1} days x {a.batch_events:,} events")
+        generate(cfg, folder)
+        (folder / "_config.json").write_text(json.dumps(dataclasses.asdict(cfg), default=str))
+    batch_day = (START + dt.timedelta(days=days)).isoformat()
+    files = sorted(folder.glob("*.csv"))
+    return [f for f in files if f.name[:10] < batch_day], [f for f in files if f.name[:10] == batch_day], days
+
+
+def measure_engines(a: argparse.Namespace, engines: list[str], out: Path) -> SparkResults:
+    history, batch, days = deliveries(a, out)
+    results: dict[str, dict[str, SparkStep]] = {}
     probes: dict[str, float] = {}  # a trivial statement's median seconds: session, cluster client, cluster driver
     started: dict[str, float] = {}
     for engine in engines:
         landing = out / engine / "landing"
         shutil.rmtree(out / engine, ignore_errors=True)
         link_files(history, landing)
-        env = dict(os.environ, RERUN_SAFE_SPARK_SCHEMA="bench")
+        env = dict(bench_env(), RERUN_SAFE_SPARK_SCHEMA="bench")
         if engine == "session":
             env.update(RERUN_SAFE_SPARK_DIR=str(out / engine / "spark"), RERUN_SAFE_SPARK_MASTER=a.master)
             results[engine] = run_engine(engine, env, out, landing, batch, a.full_refresh)
@@ -186,67 +198,104 @@ def main(argv: list[str] | None = None) -> int:
             probes["cluster"], probes["cluster_driver"] = thrift_round_trip(cluster, a.probes)
         finally:
             cluster.stop()
-    jvm = [invoke([PY, "-c", JVM_PROBE], dict(os.environ), out, out / f"jvm_{i}.out")["wall_s"] for i in range(3)]
+    jvm = [invoke([PY, "-c", JVM_PROBE], bench_env(), out, out / f"jvm_{i}.out").wall_s for i in range(3)]
+    return SparkResults(
+        events=a.size,
+        history_days=days,
+        batch_events=a.batch_events,
+        seed=a.seed,
+        master=a.master,
+        probes=a.probes,
+        measured=utc_now(),
+        history_files=len(history),
+        batch_files=len(batch),
+        cluster_started_s=started,
+        round_trip_s=probes,
+        jvm_start_s=round(statistics.median(jvm), 1),
+        runs=results,
+        load_average=tuple(round(x, 1) for x in os.getloadavg()),
+    )
 
-    figures = {
-        "events": a.events, "history_days": days, "batch_events": a.batch_events, "master": a.master,
-        "history_files": len(history), "batch_files": len(batch), "cluster_started_s": started,
-        "round_trip_s": probes, "jvm_start_s": round(statistics.median(jvm), 1),
-        "runs": {engine: {name: {k: r[k] for k in ("wall_s", "model_s", "statements", "statement_s")}
-                          for name, r in runs.items()} for engine, runs in results.items()},
-        "load_average": [round(x, 1) for x in os.getloadavg()],
-    }
-    (out / "results.json").write_text(json.dumps(figures, indent=2))
-    text = markdown(a, figures, days)
-    print(text)
-    if a.doc:
-        a.doc.write_text(text)
+
+def main(argv: list[str] | None = None) -> int:
+    p = parser()
+    a = p.parse_args(argv)
+    engines = [e.strip() for e in a.engines.split(",") if e.strip()]
+    if not engines or any(e not in ENGINES for e in engines):
+        p.error(f"--engines must name session and/or cluster, got {a.engines!r}")
+    if a.batch_events < 1 or a.probes < 1:
+        p.error("--batch-events and --probes must be 1 or more")
+    saved = a.doc.with_suffix(".results.json")
+    if a.render_only:
+        figures = load(SparkResults, saved)
+    else:
+        figures = measure_engines(a, engines, a.out.resolve())
+        save(figures, saved)
+    a.doc.write_text(markdown(figures))
+    print(a.doc.read_text())
     return 0
 
 
-def markdown(a: argparse.Namespace, f: dict, days: int) -> str:
-    runs, engines = f["runs"], list(f["runs"])
+def markdown(f: SparkResults) -> str:
+    """The page, from the figures alone (its results.json)."""
+    runs, engines = f.runs, list(f.runs)
     names = list(next(iter(runs.values())))
     head = " | ".join(f"{e} wall s | {e} model s | {e} statements" for e in engines)
     lines = [
-        f"{label(a.events)} events ({days} days x {a.batch_events:,}, seed {a.seed}; {f['history_files']} history files),"
-        f" batch: one more day ({f['batch_files']} files). `bench/spark.py`, {time.strftime('%Y-%m-%d')}; each step a"
-        " `dbt` subprocess, dbt on one thread. Wall time includes dbt's start-up and parse; model time is the sum"
-        " of the models' `execution_time`; statements are the SQL statements dbt sent (its debug log).",
+        "# Spark: a local session and a cluster (`make bench-spark`)",
         "",
-        "- session: `--target spark`, Spark inside the dbt process, master `" + a.master + "`.",
+        f"{label(f.events)} events ({f.history_days} days x {f.batch_events:,}, seed {f.seed}; "
+        f"{f.history_files} history files), batch: one more day ({f.batch_files} files). "
+        f"`python -m bench --target spark` (bench/spark.py), {f.measured}; each step a `dbt` subprocess, dbt on "
+        "one thread. Wall time includes dbt's start-up and parse; model time is the sum of the models' "
+        "`execution_time`; statements are the SQL statements dbt sent (its debug log).",
+        "",
+        "- session: `--target spark`, Spark inside the dbt process, master `" + f.master + "`.",
         "- cluster: `--target spark_thrift`, a standalone master and two workers (one core, 1 GB each), the"
         " Thrift server as the driver (tests/spark/cluster.py)"
-        + (f", started in {f['cluster_started_s']['cluster']:.1f} s." if "cluster" in f["cluster_started_s"] else "."),
+        + (f", started in {f.cluster_started_s['cluster']:.1f} s." if "cluster" in f.cluster_started_s else "."),
         "",
         f"| run | {head} |",
         "|---|" + "---:|" * (3 * len(engines)),
     ]
     for name in names:
-        cells = " | ".join(f"{runs[e][name]['wall_s']:.1f} | {runs[e][name]['model_s']:.1f} | {runs[e][name]['statements']}"
-                           for e in engines)
+        cells = " | ".join(
+            f"{runs[e][name].wall_s:.1f} | {runs[e][name].model_s or 0.0:.1f} | {runs[e][name].statements}"
+            for e in engines
+        )
         lines.append(f"| {name.replace('_', ' ')} | {cells} |")
     lines.append("")
-    rt = f["round_trip_s"]
+    rt = f.round_trip_s
     if "session" in rt:
-        lines.append(f"- A trivial statement (`select 1`, median of {a.probes}) in the warm session:"
-                     f" {1000 * rt['session']:.1f} ms (pyspark's `spark.sql(...).collect()`, a separate process).")
+        lines.append(
+            f"- A trivial statement (`select 1`, median of {f.probes}) in the warm session:"
+            f" {1000 * rt['session']:.1f} ms (pyspark's `spark.sql(...).collect()`, a separate process)."
+        )
     if "cluster" in rt:
         trip = rt["cluster"] - rt["cluster_driver"]
-        lines.append(f"- The same through the Thrift server, sent as dbt-spark sends it: {1000 * rt['cluster']:.1f} ms at"
-                     f" the client, {1000 * rt['cluster_driver']:.1f} ms of it the SQL execution inside the driver, so"
-                     f" {1000 * trip:.1f} ms of round trip a statement.")
+        lines.append(
+            f"- The same through the Thrift server, sent as dbt-spark sends it: {1000 * rt['cluster']:.1f} "
+            f"ms at the client, {1000 * rt['cluster_driver']:.1f} ms of it the SQL execution inside the "
+            f"driver, so {1000 * trip:.1f} ms of round trip a statement."
+        )
         for name in ("nothing_new", "incremental"):
-            n, wall = runs["cluster"][name]["statements"], runs["cluster"][name]["wall_s"]
-            lines.append(f"- The Thrift round trips of the {name.replace('_', ' ')} run on the cluster: {n} statements x"
-                         f" {1000 * trip:.1f} ms = {n * trip:.1f} s, {100 * n * trip / wall:.1f} % of its wall time.")
+            n, wall = runs["cluster"][name].statements, runs["cluster"][name].wall_s
+            lines.append(
+                f"- The Thrift round trips of the {name.replace('_', ' ')} run on the cluster: {n} "
+                f"statements x {1000 * trip:.1f} ms = {n * trip:.1f} s, {100 * n * trip / wall:.1f} % of "
+                "its wall time."
+            )
     if set(engines) == set(ENGINES):
         for name in ("history", "incremental"):
-            ratio = runs["cluster"][name]["wall_s"] / runs["session"][name]["wall_s"]
+            ratio = runs["cluster"][name].wall_s / runs["session"][name].wall_s
             lines.append(f"- {name.capitalize()} run, cluster / session wall time: {ratio:.2f}.")
-    lines.append(f"- JVM start-up (a local session started, one query, stopped; median of 3): {f['jvm_start_s']} s.")
-    lines.append(f"- Load average at the end: {f['load_average']}. Peak memory is not reported: the JVMs are"
-                 " child processes (the session's) or other processes (the cluster's) that os.wait4 does not see.")
+    lines.append(f"- JVM start-up (a local session started, one query, stopped; median of 3): {f.jvm_start_s} s.")
+    lines.append(
+        f"- Load average at the end: {list(f.load_average)}" + "".join(f.notes[:1]) + ". Peak memory is not "
+        "reported: the JVMs are child processes (the session's) or other processes (the cluster's) that "
+        "os.wait4 does not see."
+    )
+    lines += ["", *f.notes[1:]] if len(f.notes) > 1 else []
     return "\n".join(lines) + "\n"
 
 

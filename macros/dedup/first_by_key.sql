@@ -13,7 +13,7 @@
 {#- DuckDB: one hash aggregate instead of a sort per key: arg_max (all terms desc) or arg_min
     (all ascending) over the order as a tuple, each term preceded by its null flag so that nulls
     sort last, as DuckDB's window sorts them by default. Mixed directions fall back to the window. Measured in
-    fct_order_items' full build at 3M events (bench/optimisation_log.md). -#}
+    fct_order_items' full build at 3M events (docs/decisions/2026-12-07-bench-full-build.md). -#}
 {% macro duckdb__first_by_key(relation, partition_by, order_by, columns) %}
     {%- set terms = [] -%}
     {%- set directions = [] -%}

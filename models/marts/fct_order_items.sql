@@ -76,7 +76,7 @@ affected_items as (
     reading text columns of rows spread over every row group costs per row group, so this
     keeps that cost to a few thousand rows (at 10M: 228k contributing copies, 28k of them
     old, 3.6k of those at their item's last event_time; the model's main query 0.80 s ->
-    0.48 s, bench/optimisation_log.md). #}
+    0.48 s, docs/decisions/2026-12-07-bench-incremental-cost.md). #}
 
 contributing as (
     {%- if incremental %}

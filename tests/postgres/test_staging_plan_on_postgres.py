@@ -7,7 +7,7 @@ rerun_safe.compute_once() (`offset 0` on Postgres), so a record is split into fi
 each key is checked once. Without it the plan of a 9-file batch split each record 66 times
 (594 string_to_array calls for 9 files) and checked each key 7 times (28 checks of the
 invisible-character class for 4 keys): the staging build of a 20k-event day took 58 s instead
-of 3.7 s (docs/benchmarks-postgres.md). And a full build reads each header's files by one lateral
+of 3.7 s (docs/decisions/2026-12-06-bench-postgres.md). And a full build reads each header's files by one lateral
 scan (memory freed between files), with the same rows as the per-file scan.
 """
 from __future__ import annotations

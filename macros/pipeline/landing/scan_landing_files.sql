@@ -100,7 +100,7 @@
     on too; so every file's records are numbered consecutively, in file order, and a record's
     ordinal in its file is its position minus the first position of its file, plus one.
     parallel = false keeps each file in one piece. Measured at 3.7M rows (190 files): 10.1 s
-    for staging instead of 17.6 s, identical rows (bench/optimisation_log.md). -#}
+    for staging instead of 17.6 s, identical rows (docs/decisions/2026-12-07-bench-full-build.md). -#}
 {% macro duckdb__scan_landing_files_at_once(files) %}
     {%- for group in rerun_safe.landing_files_by_header(files) %}
     {%- set header = rerun_safe.delivery_header(group[0]) %}
