@@ -1,4 +1,6 @@
-"""Lateness, corrections, the ledger, atomic progress and catch-up."""
+"""Lateness, corrections, the ledger, atomic progress and catch-up.
+
+The scenarios that take `engine_pipeline` run on every engine (tests/pipeline/engines.py)."""
 from __future__ import annotations
 
 from tests.pipeline.project import Pipeline, event
@@ -44,11 +46,13 @@ def test_watermark_follows_the_allowed_lateness_var(pipeline: Pipeline) -> None:
     assert pipeline.scalar("select count(*) from late_events") == 0
 
 
-def test_correction_applies_late_rows_and_full_refresh_agrees(pipeline: Pipeline) -> None:
-    """A correction over 2026-10-19..21 applies the waiting row; a later full refresh keeps it; a row landing after the mark waits."""
+def test_correction_applies_late_rows_and_full_refresh_agrees(engine_pipeline: Pipeline) -> None:
+    """A 290 h late row waits; a correction over 2026-10-19..21 applies it (same run); a later full refresh keeps it; a row landing after the mark waits."""
+    pipeline = engine_pipeline
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100), event("L", 700, order_item_id="i7", **LATE)])
     pipeline.build()
     assert pipeline.net_total() == 100
+    assert pipeline.query("select event_id, status, lateness_seconds from late_events") == [("L", "waiting", 290 * 3600)]
     pipeline.build(vars={"correct_from": "2026-10-19", "correct_to": "2026-10-21"})
     assert pipeline.net_total() == 800
     assert pipeline.query("select status, applied_by_correction_id is not null from late_events") == [("applied", True)]
@@ -104,8 +108,9 @@ def test_replay_posts_nothing_and_changes_post_reversals(pipeline: Pipeline) -> 
     )
 
 
-def test_failure_before_commit_rolls_back_and_retry_converges(pipeline: Pipeline) -> None:
+def test_failure_before_commit_rolls_back_and_retry_converges(engine_pipeline: Pipeline) -> None:
     """fct_daily_revenue fails after writing, before COMMIT: its data and progress roll back, the run is marked failed, the retry converges."""
+    pipeline = engine_pipeline
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100)])
     pipeline.build()
     before = pipeline.table("fct_daily_revenue")
@@ -115,6 +120,8 @@ def test_failure_before_commit_rolls_back_and_retry_converges(pipeline: Pipeline
     failed = pipeline.run(vars={"rerun_safe_fail_model": "fct_daily_revenue"})
     assert not failed.success
     assert failed.status_of("fct_daily_revenue") == "error"
+    assert "injected fault in fct_daily_revenue" in failed.messages[
+        next(k for k in failed.messages if k.endswith(".fct_daily_revenue"))]
     assert failed.status_of("fct_revenue_ledger") == "skipped"
     assert failed.status_of("fct_order_items") == "success"  # a sibling committed on its own
     assert pipeline.table("fct_daily_revenue") == before

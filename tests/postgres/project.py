@@ -46,13 +46,6 @@ class PostgresPipeline(Pipeline):
             "RERUN_SAFE_PG_SCHEMA": self.schema,
         }
 
-    def run_ok(self, *args: str, vars: dict[str, Any] | None = None) -> BuildResult:
-        """`dbt run` (no data tests: faster than build), asserting that every model succeeded."""
-        result = self.run(*args, vars=vars)
-        failed = {k: result.messages.get(k, "")[:500] for k, v in result.statuses.items() if v != "success"}
-        assert result.success and not failed, f"run failed: {failed}"
-        return result
-
     def connect(self):
         """A psycopg2 connection to this pipeline's schema (the caller closes it)."""
         import psycopg2  # comes with dbt-postgres; conftest reports it missing
