@@ -310,7 +310,8 @@ def test_the_upgrade_refuses_a_schema_without_a_warehouse_on_postgres(
     """A schema that does not exist: nothing to upgrade, and no schema created."""
     pipeline = own_parse(PostgresPipeline(tmp_path / "empty", postgres_server))
     ok, output = upgrade(pipeline, capsys)
-    assert not ok and f"no warehouse in schema {pipeline.schema} (no rerun_safe_runs table): nothing to upgrade" in output, output
+    refused = f"no warehouse in schema {pipeline.schema} (no rerun_safe_runs table): nothing to upgrade"
+    assert not ok and refused in output, output
     assert every_table(pipeline) == {}
     assert postgres_server.query(f"select count(*) from pg_namespace where nspname = '{pipeline.schema}'") == [(0,)]
 
