@@ -550,7 +550,7 @@ class EnvCase:
     before it connects (on DuckDB before the warehouse file is opened: it is never created),
     with a message that names the env var and says `says`. DuckDB's cases run in
     tests/pipeline/test_profile_env_vars.py, with Spark's (its profile fails before the JVM
-    starts); Postgres's in tests/postgres/test_profile_env_vars_on_postgres.py."""
+    starts) and Postgres's (against the test server)."""
 
     id: str
     target: str  # duckdb, postgres or spark

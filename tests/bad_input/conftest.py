@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from tests.pipeline.project import Pipeline
-from tests.postgres.conftest import postgres_server  # noqa: F401 - the throw-away server fixture
+from tests.postgres.conftest import postgres_server  # noqa: F401  (the throw-away server fixture)
 from tests.postgres.project import PostgresPipeline
 
 

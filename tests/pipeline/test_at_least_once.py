@@ -1,16 +1,19 @@
-"""At-least-once deliveries converge to the same, correct tables."""
+"""At-least-once deliveries converge to the same, correct tables.
+
+The scenarios that take `engine_pipeline` run on every engine (tests/pipeline/engines.py)."""
 
 from __future__ import annotations
 
 import shutil
 
-from tests.pipeline.project import Pipeline, event
+from tests.pipeline.project import HEADER, Pipeline, event
 
 
-def test_retry_after_partial_load_leaves_150_not_250(pipeline: Pipeline) -> None:
+def test_retry_after_partial_load_leaves_150_not_250(engine_pipeline: Pipeline) -> None:
     """The first attempt loads A ($100) and fails before B ($50); the retry must leave $150, not $250."""
+    pipeline = engine_pipeline
     pipeline.land("2026-11-01_001_attempt1.csv", [event("A", 10000)])
-    pipeline.build()
+    pipeline.run_ok()
     assert pipeline.net_total() == 10000
     # the retry re-sends the whole day: A again, then B
     pipeline.land("2026-11-01_002_retry.csv", [event("A", 10000), event("B", 5000, order_item_id="i2")])
@@ -18,6 +21,12 @@ def test_retry_after_partial_load_leaves_150_not_250(pipeline: Pipeline) -> None
     assert pipeline.net_total() == 15000
     assert pipeline.scalar("select sum(net_cents) from fct_order_items") == 15000
     assert pipeline.scalar("select sum(amount_cents) from fct_revenue_ledger") == 15000
+    # the first run_ok loads the seeds first (dbt seed), then runs: each invocation is in the registry
+    assert pipeline.query("select command, status from rerun_safe_runs order by run_seq") == [
+        ("seed", "success"),
+        ("run", "success"),
+        ("build", "success"),
+    ]
 
 
 def test_redelivered_file_changes_nothing(pipeline: Pipeline) -> None:
@@ -57,8 +66,9 @@ def test_same_rows_under_new_name_with_later_ingestion_change_nothing(pipeline: 
     assert pipeline.net_total() == 15700
 
 
-def test_conflicting_version_is_quarantined_and_contributes_nothing(pipeline: Pipeline) -> None:
+def test_conflicting_version_is_quarantined_and_contributes_nothing(engine_pipeline: Pipeline) -> None:
     """Two copies of A v1 with different amounts: both rows quarantined, A contributes nothing until v2."""
+    pipeline = engine_pipeline
     pipeline.land("2026-11-01_001_main.csv", [event("A", 10000), event("B", 5000, order_item_id="i2")])
     pipeline.land("2026-11-01_002_other.csv", [event("A", 12345)])
     pipeline.build()
@@ -74,11 +84,19 @@ def test_conflicting_version_is_quarantined_and_contributes_nothing(pipeline: Pi
     assert pipeline.scalar("select count(*) from quarantined_events where reason = 'conflicting_version'") == 2
 
 
-def test_version_that_moves_event_to_another_item_leaves_old_item_correct(pipeline: Pipeline) -> None:
-    """A v2 of A moves it from item i1 to i9 (and another day): i1 must lose it, not keep it."""
-    pipeline.land("2026-11-01_001_main.csv", [event("A", 10000), event("B", 3000, order_item_id="i1")])
+def test_version_that_moves_event_to_another_item_leaves_old_item_correct(engine_pipeline: Pipeline) -> None:
+    """A v2 of A moves it from item i1 to i9 (and another day): i1 must lose it, not keep it (merge
+    delete and partition replace), and the ledger reverses it; a v2 of C moves only its day."""
+    pipeline = engine_pipeline
+    pipeline.land(
+        "2026-11-01_001_main.csv",
+        [event("A", 10000), event("B", 3000, order_item_id="i1"), event("C", 700, order_item_id="i5")],
+    )
     pipeline.build()
-    assert pipeline.query("select order_item_id, net_cents, event_count from fct_order_items") == [("i1", 13000, 2)]
+    assert sorted(pipeline.query("select order_item_id, net_cents, event_count from fct_order_items")) == [
+        ("i1", 13000, 2),
+        ("i5", 700, 1),
+    ]
     pipeline.land(
         "2026-11-02_001_versions.csv",
         [
@@ -89,18 +107,34 @@ def test_version_that_moves_event_to_another_item_leaves_old_item_correct(pipeli
                 version=2,
                 event_time="2026-11-02T09:00:00Z",
                 ingested_at="2026-11-02T10:00:00Z",
-            )
+            ),
+            event(
+                "C",
+                700,
+                order_item_id="i5",
+                version=2,
+                event_time="2026-11-03T09:00:00Z",
+                ingested_at="2026-11-03T10:00:00Z",
+            ),
         ],
     )
     pipeline.build()
     assert sorted(pipeline.query("select order_item_id, net_cents, event_count from fct_order_items")) == [
         ("i1", 3000, 1),
+        ("i5", 700, 1),
         ("i9", 10000, 1),
     ]
     assert sorted(pipeline.query("select cast(revenue_date as varchar), net_cents from fct_daily_revenue")) == [
         ("2026-11-01", 3000),
         ("2026-11-02", 10000),
+        ("2026-11-03", 700),
     ]
+    assert sorted(
+        pipeline.query(
+            "select posting_type, cast(revenue_date as varchar), amount_cents"
+            " from fct_revenue_ledger where event_id = 'A'"
+        )
+    ) == [("entry", "2026-11-01", 10000), ("entry", "2026-11-02", 10000), ("reversal", "2026-11-01", -10000)]
 
 
 def test_item_emptied_by_a_move_disappears(pipeline: Pipeline) -> None:
@@ -139,27 +173,64 @@ MALFORMED = {
 }
 
 
-def test_every_malformed_kind_is_quarantined_with_its_reason(pipeline: Pipeline) -> None:
-    """One row of each malformed kind plus one good row: each bad row is quarantined with its reason, file and line."""
+def test_every_malformed_kind_is_quarantined_with_its_reason(engine_pipeline: Pipeline) -> None:
+    """One row of each malformed kind plus one good row: each bad row is quarantined with its
+    reason, file and line; an extra field is malformed_row, an amount beyond 64 bits, a 29 February
+    of a common year and a 24:00 are invalid. Quoted commas and quotes, CRLF, a BOM, blank lines,
+    empty and header-only files read alike on every engine. (A line break inside quotes rejects
+    the file: tests/bad_input.)"""
+    pipeline = engine_pipeline
     rows = [event("good", 500), *list(MALFORMED.values())]
     pipeline.land("2026-11-01_001_main.csv", rows)
+    header = ",".join(HEADER)
     pipeline.land(
         "2026-11-01_002_broken.csv",
-        raw="event_id,event_type,company_id,order_id,order_item_id,amount_cents,currency,event_time,ingested_at,version\n"
-        "x1,sale,co1,o1,i1,100,EUR,2026-11-01T10:00:00Z,2026-11-01T11:00:00Z,1,EXTRA\n",
+        raw=header + "\n"
+        "x1,sale,co1,o1,i1,100,EUR,2026-11-01T10:00:00Z,2026-11-01T11:00:00Z,1,EXTRA\n"
+        "x2,sale,co1,o1,i1,99999999999999999999,EUR,2026-11-01T10:00:00Z,2026-11-01T11:00:00Z,1\n"
+        "x3,sale,co1,o1,i1,100,EUR,2026-02-29T10:00:00Z,2026-11-01T11:00:00Z,1\n"
+        "x4,sale,co1,o1,i1,100,EUR,2026-11-01T24:00:00Z,2026-11-01T11:00:00Z,1\n",
     )
+    pipeline.land(
+        "2026-11-01_003_quoting.csv",
+        raw="\ufeff" + header + "\r\n"
+        '"q1",sale,"co,1","o""1",i1,100,EUR,2026-11-01T10:00:00Z,2026-11-01T11:00:00Z,1\r\n'
+        "\r\n"
+        'q2,sale,co1,"o,2",i2,200,EUR,2026-11-01 10:00:00,2026-11-01 11:00:00,1\r\n'
+        "q3,sale,co1,o1,i3,300,EUR,2026-11-01T10:00:00Z,2026-11-01T11:00:00Z,1,\r\n",
+    )
+    pipeline.land("2026-11-01_004_empty.csv", raw="")
+    pipeline.land("2026-11-01_005_headeronly.csv", [])
     pipeline.build()
     quarantined = dict(
         pipeline.query("select reason, source_line from quarantined_events where source_file like '%main.csv'")
     )
     expected_lines = {reason: index + 3 for index, reason in enumerate(MALFORMED)}  # header=1, good row=2
     assert quarantined == expected_lines
-    assert pipeline.query(
-        "select reason, source_file, source_line from quarantined_events where source_file like '%broken.csv'"
-    ) == [("malformed_row", "2026-11-01_002_broken.csv", 2)]
-    assert pipeline.net_total() == 500
-    landed = pipeline.scalar("select count(*) from stg_landing__events")
-    assert landed == len(rows) + 1
+    assert sorted(
+        pipeline.query(
+            "select source_line, reason, source_file from quarantined_events where source_file like '%broken.csv'"
+        )
+    ) == [
+        (line, reason, "2026-11-01_002_broken.csv")
+        for line, reason in (
+            (2, "malformed_row"),
+            (3, "invalid_amount"),
+            (4, "invalid_event_time"),
+            (5, "invalid_event_time"),
+        )
+    ]
+    assert sorted(
+        pipeline.query(
+            "select event_id, company_id, order_id, source_line from stg_landing__events"
+            " where source_file = '2026-11-01_003_quoting.csv'"
+        )
+    ) == [("q1", "co,1", 'o"1', 2), ("q2", "co1", "o,2", 3), ("q3", "co1", "o1", 4)]
+    assert pipeline.net_total() == 500 + 100 + 200 + 300
+    landed = len(rows) + 4 + 3  # main, broken, quoting; the empty and header-only files stage nothing
+    assert pipeline.scalar("select count(*) from stg_landing__events") == landed
+    pipeline.build()  # the empty and header-only files are listed again and load nothing
+    assert pipeline.scalar("select count(*) from stg_landing__events") == landed
 
 
 def test_empty_and_header_only_files_are_not_errors(pipeline: Pipeline) -> None:
@@ -173,8 +244,10 @@ def test_empty_and_header_only_files_are_not_errors(pipeline: Pipeline) -> None:
     assert pipeline.net_total() == 100
 
 
-def test_rerun_changes_nothing_and_full_refresh_agrees(pipeline: Pipeline) -> None:
-    """Incremental history, a re-run and a full refresh give the same business tables."""
+def test_rerun_changes_nothing_and_full_refresh_agrees(engine_pipeline: Pipeline) -> None:
+    """Incremental history, a re-run (nothing posted, no stamp moved) and a full refresh give the
+    same business tables and ledger."""
+    pipeline = engine_pipeline
     pipeline.land(
         "2026-11-01_001_main.csv",
         [event("A", 100), event("B", 200, order_item_id="i2"), event("C", 50, event_type="refund", order_item_id="i2")],
@@ -196,10 +269,15 @@ def test_rerun_changes_nothing_and_full_refresh_agrees(pipeline: Pipeline) -> No
     )
     pipeline.build()
     incremental = pipeline.business_state()
+    ledger = pipeline.table("fct_revenue_ledger")
+    copies = pipeline.table("int_event_copies_classified")
     pipeline.build()
     assert pipeline.business_state() == incremental
+    assert pipeline.table("fct_revenue_ledger") == ledger
+    assert pipeline.table("int_event_copies_classified") == copies
     pipeline.build("--full-refresh")
     assert pipeline.business_state() == incremental
+    assert pipeline.table("fct_revenue_ledger") == ledger
     assert pipeline.net_total() == 150 + 200 - 50 + 400
 
 

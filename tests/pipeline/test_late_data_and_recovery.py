@@ -1,4 +1,6 @@
-"""Lateness, corrections, the ledger, atomic progress and catch-up."""
+"""Lateness, corrections, the ledger, atomic progress and catch-up.
+
+The scenarios that take `engine_pipeline` run on every engine (tests/pipeline/engines.py)."""
 
 from __future__ import annotations
 
@@ -52,12 +54,15 @@ def test_watermark_follows_the_allowed_lateness_var(pipeline: Pipeline) -> None:
     assert pipeline.scalar("select count(*) from late_events") == 0
 
 
-def test_correction_applies_late_rows_and_full_refresh_agrees(pipeline: Pipeline) -> None:
-    """A correction over 2026-10-19..21 applies the waiting row; a later full refresh keeps it; a row landing after
-    the mark waits."""
+def test_correction_applies_late_rows_and_full_refresh_agrees(engine_pipeline: Pipeline) -> None:
+    """A 290 h late row waits; a correction over 2026-10-19..21 applies it (same run); a later
+    full refresh keeps it; a row landing after the mark waits."""
+    pipeline = engine_pipeline
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100), event("L", 700, order_item_id="i7", **LATE)])
     pipeline.build()
     assert pipeline.net_total() == 100
+    waiting = pipeline.query("select event_id, status, lateness_seconds from late_events")
+    assert waiting == [("L", "waiting", 290 * 3600)]
     pipeline.build(vars={"correct_from": "2026-10-19", "correct_to": "2026-10-21"})
     assert pipeline.net_total() == 800
     assert pipeline.query("select status, applied_by_correction_id is not null from late_events") == [("applied", True)]
@@ -97,8 +102,8 @@ def test_malformed_correction_vars_fail_with_a_clear_message(pipeline: Pipeline)
 
 
 def test_replay_posts_nothing_and_changes_post_reversals(pipeline: Pipeline) -> None:
-    """A replay posts no ledger entry; a new version posts one reversal and one entry; the ledger matches daily
-    revenue."""
+    """A replay posts no ledger entry; a new version posts one reversal and one entry; the ledger
+    matches daily revenue."""
     rows = [event("A", 100), event("B", 200, order_item_id="i2")]
     pipeline.land("2026-11-01_001_main.csv", rows)
     pipeline.build()
@@ -113,8 +118,8 @@ def test_replay_posts_nothing_and_changes_post_reversals(pipeline: Pipeline) -> 
     pipeline.build()
     assert sorted(
         pipeline.query(
-            "select posting_type, cast(revenue_date as varchar), amount_cents from fct_revenue_ledger "
-            "where event_id = 'A'"
+            "select posting_type, cast(revenue_date as varchar), amount_cents"
+            " from fct_revenue_ledger where event_id = 'A'"
         )
     ) == [("entry", "2026-11-01", 100), ("entry", "2026-11-02", 130), ("reversal", "2026-11-01", -100)]
     by_key = "select company_id, revenue_date, currency, sum({}) from {} group by all having sum({}) != 0 order by all"
@@ -123,9 +128,10 @@ def test_replay_posts_nothing_and_changes_post_reversals(pipeline: Pipeline) -> 
     )
 
 
-def test_failure_before_commit_rolls_back_and_retry_converges(pipeline: Pipeline) -> None:
-    """fct_daily_revenue fails after writing, before COMMIT: its data and progress roll back, the run is marked
-    failed, the retry converges."""
+def test_failure_before_commit_rolls_back_and_retry_converges(engine_pipeline: Pipeline) -> None:
+    """fct_daily_revenue fails after writing, before COMMIT: its data and progress roll back, the
+    run is marked failed, the retry converges."""
+    pipeline = engine_pipeline
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100)])
     pipeline.build()
     before = pipeline.table("fct_daily_revenue")
@@ -137,6 +143,10 @@ def test_failure_before_commit_rolls_back_and_retry_converges(pipeline: Pipeline
     failed = pipeline.run(vars={"rerun_safe_fail_model": "fct_daily_revenue"})
     assert not failed.success
     assert failed.status_of("fct_daily_revenue") == "error"
+    assert (
+        "injected fault in fct_daily_revenue"
+        in failed.messages[next(k for k in failed.messages if k.endswith(".fct_daily_revenue"))]
+    )
     assert failed.status_of("fct_revenue_ledger") == "skipped"
     assert failed.status_of("fct_order_items") == "success"  # a sibling committed on its own
     assert pipeline.table("fct_daily_revenue") == before
@@ -177,8 +187,8 @@ def test_skipped_day_is_caught_up_by_the_next_run(pipeline: Pipeline, tmp_path) 
 
 
 def test_balance_check_fails_the_model_before_commit(pipeline: Pipeline) -> None:
-    """A published table that no longer balances with the copies (tampered by hand) fails its next run and keeps its
-    old rows."""
+    """A published table that no longer balances with the copies (tampered by hand) fails its
+    next run and keeps its old rows."""
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100), event("B", 200, order_item_id="i2")])
     pipeline.build()
     pipeline.query("update fct_order_items set net_cents = net_cents + 1 where order_item_id = 'i2'")

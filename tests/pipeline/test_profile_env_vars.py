@@ -5,8 +5,10 @@ A warehouse whose folder holds quotes, spaces and non-ASCII letters, and whose f
 spaces, non-ASCII letters (accents, CJK), a quote or starts with a digit, builds and builds again
 incrementally. A file name with a double quote, which dbt cannot quote in a relation's name,
 a memory limit DuckDB cannot read, and each Spark setting that cannot be used fail
-before anything is opened or started, naming the env var, with no traceback (the cases:
-tests/bad_input/catalogue.py, ENV_CASES; Postgres's: tests/postgres/test_profile_env_vars_on_postgres.py).
+before anything is opened or started, naming the env var, with no traceback; a bad Postgres
+port, host, user, database or schema stops dbt before it connects, and the server is left as it
+was (the cases: tests/bad_input/catalogue.py, ENV_CASES). A good Postgres setting is every other
+Postgres scenario: each build there reads the same profile.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import pytest
 
 from tests.bad_input.catalogue import ENV_CASES, GOOD_WAREHOUSE_FILE_NAMES, EnvCase
 from tests.pipeline.project import Pipeline, event
+from tests.postgres.conftest import PostgresServer
+from tests.postgres.project import PostgresPipeline
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "bad-input.md"
 
@@ -88,6 +92,44 @@ def test_a_spark_env_var_that_cannot_be_used_fails_before_spark_starts(tmp_path:
     message = " ".join(result.messages.values())
     assert f"rerun_safe: env var {case.named}" in message and case.says in message, message
     assert case.env[case.named] in message, message  # the value it refused
+
+
+class PostgresEnvPipeline(PostgresPipeline):
+    """A Postgres pipeline with extra env."""
+
+    def __init__(self, root: Path, server: PostgresServer, env: dict[str, str]) -> None:
+        super().__init__(root, server)
+        self.extra_env = env
+
+    def dbt_env(self) -> dict[str, str]:
+        return {**super().dbt_env(), **self.extra_env}
+
+
+def _schemas(server: PostgresServer, *names: str) -> list[str]:
+    con = server.connect()
+    try:
+        with con.cursor() as cur:
+            cur.execute("select nspname from pg_namespace where nspname = any(%s)", (list(names),))
+            return [name for (name,) in cur.fetchall()]
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("case", _cases("postgres"), ids=lambda case: case.id)
+def test_a_postgres_env_var_that_cannot_be_used_fails_before_dbt_connects(
+    tmp_path: Path,
+    postgres_server: PostgresServer,
+    case: EnvCase,
+) -> None:
+    pipeline = PostgresEnvPipeline(tmp_path / "run", postgres_server, case.env)
+    pipeline.land("2026-11-01_001_main.csv", [event("A", 100)])
+    result = pipeline.dbt("build")
+    assert not result.success
+    message = " ".join(result.messages.values())
+    assert f"rerun_safe: env var {case.named}" in message and case.says in message, message
+    assert "Traceback" not in message, message
+    # nothing was written: neither the pipeline's schema nor the one the env var named exists
+    assert _schemas(postgres_server, pipeline.schema, case.env.get("RERUN_SAFE_PG_SCHEMA", pipeline.schema)) == []
 
 
 def test_the_page_lists_every_env_case() -> None:

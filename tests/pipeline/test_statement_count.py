@@ -1,8 +1,9 @@
 """What an incremental run pays before it touches data: the statements dbt sends for it.
 
 At 1M events these fixed costs were a quarter of the incremental run
-(docs/decisions/2026-12-07-bench-incremental-cost.md): the run's sequence number was looked up again each time a model or hook rendered a
-run stamp (39 times a run, about 13 ms each), and hooks with nothing to do sent `select 1`.
+(docs/decisions/2026-12-07-bench-incremental-cost.md): the run's sequence number was looked up
+again each time a model or hook rendered a run stamp (39 times a run, about 13 ms each), and
+hooks with nothing to do sent `select 1`.
 Both are properties of the macros that no result shows, so they are counted here, from dbt's
 own JSON log."""
 

@@ -7,8 +7,9 @@ days; this code must then refuse to build, writing nothing and naming the upgrad
 `dbt run-operation rerun_safe_upgrade` migrates it keeping the ledger, the correction log, the
 deliveries and the run log, and a second upgrade changes nothing; the next day's build then
 gives the business tables, ledger, late queue, quarantine and correction log of a clean build of
-this code on the same deliveries, day by day. tests/postgres/test_upgrade_on_postgres.py runs
-the same on a server.
+this code on the same deliveries, day by day. Every engine (tests/pipeline/engines.py) runs the
+same scenario; on Postgres the upgrade also runs in one transaction under the registry lock and
+the lease row: while a live run holds the lease it refuses, naming the holder.
 """
 
 from __future__ import annotations
@@ -24,7 +25,10 @@ import pytest
 
 from pipeline_demo.generate import GeneratorConfig, generate
 from tests.pipeline import project
+from tests.pipeline.engines import Engine, pipeline_on
 from tests.pipeline.project import Pipeline, assert_every_kind, deliveries_by_day, engine_state
+from tests.postgres.conftest import PostgresServer
+from tests.postgres.project import PostgresPipeline
 
 # The last commit before the warehouse recorded its schema version (version 0: no
 # rerun_safe_schema_version table). Pinned: the test needs the code of that commit, not of a
@@ -298,25 +302,56 @@ def check_a_failed_upgrade_commits_nothing(
 
 
 def test_a_failed_upgrade_commits_nothing(
+    engine: Engine,
     tmp_path: Path,
     old_code: Path,
     failing_upgrade_code: Path,
     deliveries: list[list[Path]],
     capsys: pytest.CaptureFixture[str],
+    request: pytest.FixtureRequest,
 ) -> None:
     check_a_failed_upgrade_commits_nothing(
-        Pipeline(tmp_path / "failed"), old_code, failing_upgrade_code, deliveries, capsys
+        pipeline_on(engine, tmp_path / "failed", request), old_code, failing_upgrade_code, deliveries, capsys
     )
 
 
+LIVE_HOLDER = "00000000-0000-4000-8000-000000000001"  # a run that holds the lease and is alive
+
+
+def while_a_run_holds_it(pipeline: Pipeline, capsys: pytest.CaptureFixture[str]) -> None:
+    """A live run holds the lease (a fresh heartbeat, Postgres): the upgrade refuses, naming it
+    and the release command, and writes nothing; once released, the scenario goes on."""
+    execute(
+        pipeline,
+        f"update rerun_safe_lease set holder_invocation_id = '{LIVE_HOLDER}', heartbeat_at = now() at time zone 'utc'",
+    )
+    before = every_table(pipeline)
+    ok, output = upgrade(pipeline, capsys)
+    assert not ok and f"another run ({LIVE_HOLDER}) holds the warehouse; the upgrade wrote nothing" in output, output
+    assert f"release_warehouse_lease --args '{{invocation_id: {LIVE_HOLDER}}}'" in output, output
+    assert every_table(pipeline) == before
+    released = pipeline.dbt("run-operation", "release_warehouse_lease", "--args", f"{{invocation_id: {LIVE_HOLDER}}}")
+    assert released.success
+
+
 def test_a_warehouse_of_the_previous_code_upgrades_and_equals_a_clean_build(
+    engine: Engine,
     tmp_path: Path,
     old_code: Path,
     deliveries: list[list[Path]],
     capsys: pytest.CaptureFixture[str],
+    request: pytest.FixtureRequest,
 ) -> None:
-    upgraded = Pipeline(tmp_path / "upgraded")
-    check_upgrade_path(upgraded, Pipeline(tmp_path / "clean"), old_code, deliveries, capsys)
+    upgraded = pipeline_on(engine, tmp_path / "upgraded", request)
+    on_old = (lambda pipeline: while_a_run_holds_it(pipeline, capsys)) if engine is Engine.POSTGRES else None
+    check_upgrade_path(
+        upgraded,
+        pipeline_on(engine, tmp_path / "clean", request),
+        old_code,
+        deliveries,
+        capsys,
+        on_old_warehouse=on_old,
+    )
     check_newer_warehouse_is_refused(upgraded, capsys)
 
 
@@ -328,6 +363,20 @@ def test_the_upgrade_refuses_a_schema_without_a_warehouse(tmp_path: Path, capsys
     ok, output = upgrade(pipeline, capsys)
     assert not ok and "no warehouse in schema main (no rerun_safe_runs table): nothing to upgrade" in output, output
     assert every_table(pipeline) == {}
+
+
+def test_the_upgrade_refuses_a_schema_without_a_warehouse_on_postgres(
+    tmp_path: Path,
+    postgres_server: PostgresServer,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A schema that does not exist: nothing to upgrade, and no schema created."""
+    pipeline = own_parse(PostgresPipeline(tmp_path / "empty", postgres_server))
+    ok, output = upgrade(pipeline, capsys)
+    refused = f"no warehouse in schema {pipeline.schema} (no rerun_safe_runs table): nothing to upgrade"
+    assert not ok and refused in output, output
+    assert every_table(pipeline) == {}
+    assert postgres_server.query(f"select count(*) from pg_namespace where nspname = '{pipeline.schema}'") == [(0,)]
 
 
 def test_a_first_build_stopped_before_its_version_row_is_no_older_warehouse(tmp_path: Path) -> None:

@@ -9,6 +9,8 @@ One delivery holds a row per case; one build stages it; each row must end where 
 - event_time may lie at most max_event_time_ahead_hours after ingested_at: at the bound the
   row is valid, one second beyond it is `event_time_after_ingestion`;
 - the quarantine keeps the landed text of every field of a rejected row (trimmed, as staged).
+Every engine (tests/pipeline/engines.py) stages the same delivery and meets the same rules
+(on Postgres: the postgres__ regex of has_blank_or_control, trim_blank and parse_utc_timestamp).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import unicodedata
 
 import pytest
 
+from tests.pipeline.engines import engine_params, pipeline_on
 from tests.pipeline.project import HEADER, Pipeline, event
 
 KEY_COLUMNS = ("event_id", "company_id", "order_id", "order_item_id")
@@ -80,9 +83,12 @@ def cases() -> list[tuple[dict[str, str], str | None]]:
     return rows
 
 
-@pytest.fixture(scope="module")
-def staged(tmp_path_factory: pytest.TempPathFactory) -> tuple[Pipeline, list[tuple[dict[str, str], str | None]]]:
-    pipeline = Pipeline(tmp_path_factory.mktemp("value_edges"))
+@pytest.fixture(scope="module", params=engine_params())
+def staged(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> tuple[Pipeline, list[tuple[dict[str, str], str | None]]]:
+    """One build per engine, shared by the module's tests."""
+    pipeline = pipeline_on(request.param, tmp_path_factory.mktemp(f"value_edges_{request.param.value}"), request)
     rows = cases()
     pipeline.land("2026-11-01_001_edges.csv", [row for row, _ in rows])
     pipeline.build()

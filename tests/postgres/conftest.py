@@ -10,10 +10,11 @@ Root cannot run initdb: as root the server runs as the `postgres` user (as on th
 Without PostgreSQL binaries the tests are skipped with a loud reason, or fail when CI is set:
 CI must install them (`apt-get install -y postgresql`).
 """
+
 from __future__ import annotations
 
 import os
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 

@@ -3,12 +3,14 @@
 A thin subclass: the same deliveries and dbt invocations, plus `--target postgres`, a fresh
 schema per pipeline, a landing folder the server can read, and queries through psycopg2.
 """
+
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterable, Sequence
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from tests.pipeline.project import BuildResult, Pipeline
 from tests.postgres.conftest import PostgresServer
@@ -46,19 +48,15 @@ class PostgresPipeline(Pipeline):
             "RERUN_SAFE_PG_SCHEMA": self.schema,
         }
 
-    def run_ok(self, *args: str, vars: dict[str, Any] | None = None) -> BuildResult:
-        """`dbt run` (no data tests: faster than build), asserting that every model succeeded."""
-        result = self.run(*args, vars=vars)
-        failed = {k: result.messages.get(k, "")[:500] for k, v in result.statuses.items() if v != "success"}
-        assert result.success and not failed, f"run failed: {failed}"
-        return result
-
     def connect(self):
         """A psycopg2 connection to this pipeline's schema (the caller closes it)."""
         import psycopg2  # comes with dbt-postgres; conftest reports it missing
 
         return psycopg2.connect(
-            host=self.server.host, port=self.server.port, user=self.server.user, dbname=self.server.dbname,
+            host=self.server.host,
+            port=self.server.port,
+            user=self.server.user,
+            dbname=self.server.dbname,
             options=f"-c search_path={self.schema}",
         )
 
@@ -72,14 +70,17 @@ class PostgresPipeline(Pipeline):
         finally:
             connection.close()
         # sum(bigint) is numeric on Postgres: compare integers as integers
-        return [tuple(int(v) if isinstance(v, Decimal) and v == v.to_integral_value() else v for v in row)
-                for row in rows]
+        return [
+            tuple(int(v) if isinstance(v, Decimal) and v == v.to_integral_value() else v for v in row) for row in rows
+        ]
 
     def table(self, name: str, exclude: Sequence[str] = ()) -> list[tuple]:
         columns = [
-            c for (c,) in self.query(
+            c
+            for (c,) in self.query(
                 "select column_name from information_schema.columns"
                 f" where table_schema = '{self.schema}' and table_name = '{name}' order by ordinal_position"
-            ) if c not in exclude
+            )
+            if c not in exclude
         ]
         return sorted(self.query(f"select {', '.join(columns)} from {name}"), key=repr)

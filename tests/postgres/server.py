@@ -6,6 +6,7 @@ The server reads the landing folders itself (pg_read_binary_file), so a landing 
 one the server's OS user can read (`new_landing()` makes one under the cluster's folder). Root
 cannot run initdb: as root the server runs as the `postgres` user (as on the CI image).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -110,7 +111,9 @@ def server_binaries() -> Path:
 
 @contextlib.contextmanager
 def throwaway_server(
-    bin_dir: Path | None = None, prefix: str = "rerun_safe_pg_", settings: dict[str, str] | None = None,
+    bin_dir: Path | None = None,
+    prefix: str = "rerun_safe_pg_",
+    settings: dict[str, str] | None = None,
 ) -> Iterator[PostgresServer]:
     """Start a cluster in a new temporary folder (`prefix`); stop it and delete the folder on exit.
     `settings`: more server settings (`-c name=value`), e.g. session_preload_libraries."""
@@ -137,7 +140,10 @@ def throwaway_server(
 
     def run(command: list[str]) -> None:
         completed = subprocess.run(
-            _as_server_user(command, as_root), capture_output=True, text=True, timeout=120,
+            _as_server_user(command, as_root),
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
         if completed.returncode != 0:
             log = log_file.read_text() if log_file.exists() else ""
@@ -147,8 +153,21 @@ def throwaway_server(
 
     started = False
     try:
-        run([str(bin_dir / "initdb"), "-D", str(data_dir), "-A", "trust", "-U", SERVER_USER,
-             "-E", "UTF8", "--locale=C", "--no-sync"])
+        run(
+            [
+                str(bin_dir / "initdb"),
+                "-D",
+                str(data_dir),
+                "-A",
+                "trust",
+                "-U",
+                SERVER_USER,
+                "-E",
+                "UTF8",
+                "--locale=C",
+                "--no-sync",
+            ]
+        )
         options = (
             f"-p {port} -k {root} -c listen_addresses=127.0.0.1 "
             "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
@@ -156,8 +175,14 @@ def throwaway_server(
         )
         run([pg_ctl, "-D", str(data_dir), "-l", str(log_file), "-o", options, "-w", "-t", "60", "start"])
         started = True
-        yield PostgresServer(host="127.0.0.1", port=port, user=SERVER_USER, dbname="postgres",
-                             landing_root=landing_root, log_file=log_file)
+        yield PostgresServer(
+            host="127.0.0.1",
+            port=port,
+            user=SERVER_USER,
+            dbname="postgres",
+            landing_root=landing_root,
+            log_file=log_file,
+        )
     finally:
         if started:
             with contextlib.suppress(RuntimeError, subprocess.TimeoutExpired):

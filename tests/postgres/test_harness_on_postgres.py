@@ -32,10 +32,13 @@ def pg_target(postgres_server, monkeypatch):
     monkeypatch.setenv("RERUN_SAFE_PG_DBNAME", server.dbname)
 
     def schemas() -> list[str]:
-        return [row[0] for row in server.query(
-            "select nspname from pg_namespace where nspname not like 'pg\\_%' "
-            "and nspname not in ('information_schema', 'public') order by 1"
-        )]
+        return [
+            row[0]
+            for row in server.query(
+                "select nspname from pg_namespace where nspname not like 'pg\\_%' "
+                "and nspname not in ('information_schema', 'public') order by 1"
+            )
+        ]
 
     before = schemas()
     yield server
@@ -48,9 +51,11 @@ def _work(server, tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("mode", sorted(MODES))
-def test_each_classic_bug_fails_the_check_meant_for_it_on_postgres(mode: str, pg_target, tmp_path: Path, capsys) -> None:
+def test_each_classic_bug_fails_the_check_meant_for_it_on_postgres(
+    mode: str, pg_target, tmp_path: Path, capsys
+) -> None:
     summary = tmp_path / "summary.md"
-    args = classic_bugs_args(mode, summary, _work(pg_target, tmp_path)) + ["--target", "pg"]
+    args = [*classic_bugs_args(mode, summary, _work(pg_target, tmp_path)), "--target", "pg"]
     code = main(args)
     out = capsys.readouterr().out
     assert_each_bug_failed_its_check(mode, code, out, summary.read_text())
@@ -62,14 +67,31 @@ def test_each_classic_bug_fails_the_check_meant_for_it_on_postgres(mode: str, pg
 # convergence), the schema store's crash restore is exercised by the landing twin below, and the
 # sources twin runs `all` on DuckDB (tests/harness/test_classic_bugs.py).
 def test_the_correct_twin_passes_all_on_postgres(pg_target, tmp_path: Path, capsys) -> None:
-    code = main([
-        "all", "--project-dir", str(PROJECTS / "correct"), "--deliveries", str(DELIVERIES),
-        "--target", "pg", "--work-dir", str(_work(pg_target, tmp_path)),
-        # crash: 1 stop between models and 1 kill (the defaults are 3 and 2): a rollback on the
-        # server and a restore from the schema store. A kill can land after the build has ended
-        # ("not interrupted"); tests/harness/test_crash.py stops and kills more, on DuckDB.
-        "--crash-points", "1", "--kill-points", "1",
-    ])
+    code = main(
+        [
+            "all",
+            "--project-dir",
+            str(PROJECTS / "correct"),
+            "--deliveries",
+            str(DELIVERIES),
+            "--target",
+            "pg",
+            "--work-dir",
+            str(_work(pg_target, tmp_path)),
+            # crash: 1 stop between models and 1 kill (the defaults are 3 and 2): a rollback on the
+            # server and a restore from the schema store. A kill can land after the build has ended
+            # ("not interrupted"); tests/harness/test_crash.py stops and kills more, on DuckDB.
+            "--crash-points",
+            "1",
+            "--kill-points",
+            "1",
+            # batches: the coarse and reverse splits; all deliveries at once against one batch per
+            # key is the convergence check (the `all` split compared the same two builds again)
+            "--splits",
+            "coarse",
+            "reverse",
+        ]
+    )
     captured = capsys.readouterr()
     out = captured.out
     assert code == 0, out + captured.err[-4000:]

@@ -21,6 +21,7 @@ machine every executor sees them (on a real cluster they are object storage, doc
 DIR recorded in DIR/cluster.json (make spark-cluster-stop). tests/spark/conftest.py starts one
 per test session and stops it in its teardown.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -38,18 +39,23 @@ from pathlib import Path
 
 HOST = "127.0.0.1"
 WORKERS = 2
-WORKER_MEMORY = "1g"   # what each worker offers its executor (spark.executor.memory is the same)
+WORKER_MEMORY = "1g"  # what each worker offers its executor (spark.executor.memory is the same)
 DAEMON_MEMORY = "256m"  # the master's and the workers' own heaps
-DRIVER_MEMORY = "3g"   # the Thrift server plans every statement (the session target uses 4g)
+DRIVER_MEMORY = "3g"  # the Thrift server plans every statement (the session target uses 4g)
 RETAINED_EXECUTIONS = 50_000  # SQL executions the driver's UI keeps (see _thrift_command)
 START_TIMEOUT = 180.0
 THRIFT_SERVER = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
 # The tests' own connections (queries): as the spark_thrift profile's sessions. The Thrift server
 # applies a session's configuration to Spark only for keys prefixed set:hiveconf: (others are
 # set on the session's HiveConf, which Spark does not read).
-SESSION = {f"set:hiveconf:{key}": value for key, value in {
-    "spark.sql.hive.thriftServer.async": "false", "spark.sql.session.timeZone": "UTC",
-    "spark.sql.ansi.enabled": "false"}.items()}
+SESSION = {
+    f"set:hiveconf:{key}": value
+    for key, value in {
+        "spark.sql.hive.thriftServer.async": "false",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.sql.ansi.enabled": "false",
+    }.items()
+}
 
 
 def spark_home() -> Path:
@@ -112,20 +118,44 @@ class Cluster:
         self.master_port, self.master_ui_port, self.thrift_port = free_port(), free_port(), free_port()
         self.driver_ui_port = free_port()
         try:
-            self._spawn("master", [
-                str(spark_home() / "bin" / "spark-class"), "org.apache.spark.deploy.master.Master",
-                "--host", HOST, "--port", str(self.master_port), "--webui-port", str(self.master_ui_port),
-            ])
+            self._spawn(
+                "master",
+                [
+                    str(spark_home() / "bin" / "spark-class"),
+                    "org.apache.spark.deploy.master.Master",
+                    "--host",
+                    HOST,
+                    "--port",
+                    str(self.master_port),
+                    "--webui-port",
+                    str(self.master_ui_port),
+                ],
+            )
             self._wait(lambda: listening(self.master_port), "master", began)
             master_url = f"spark://{HOST}:{self.master_port}"
             for number in range(1, WORKERS + 1):
                 work = self.root / f"worker{number}"
                 work.mkdir(exist_ok=True)
-                self._spawn(f"worker{number}", [
-                    str(spark_home() / "bin" / "spark-class"), "org.apache.spark.deploy.worker.Worker",
-                    "--host", HOST, "--port", str(free_port()), "--webui-port", str(free_port()),
-                    "--cores", "1", "--memory", WORKER_MEMORY, "--work-dir", str(work), master_url,
-                ])
+                self._spawn(
+                    f"worker{number}",
+                    [
+                        str(spark_home() / "bin" / "spark-class"),
+                        "org.apache.spark.deploy.worker.Worker",
+                        "--host",
+                        HOST,
+                        "--port",
+                        str(free_port()),
+                        "--webui-port",
+                        str(free_port()),
+                        "--cores",
+                        "1",
+                        "--memory",
+                        WORKER_MEMORY,
+                        "--work-dir",
+                        str(work),
+                        master_url,
+                    ],
+                )
             # the launcher sizes the Thrift server's heap by SPARK_DAEMON_MEMORY before spark.driver.memory
             self._spawn("thrift", self._thrift_command(master_url), daemon_memory=DRIVER_MEMORY)
             self._wait(lambda: self.alive_workers() == WORKERS, "two workers registered", began)
@@ -161,8 +191,9 @@ class Cluster:
             # nothing a session sets: the spark_thrift profile sets its own (set:hiveconf:...),
             # so the tests prove that the profile's settings take effect
             "spark.sql.warehouse.dir": str(self.warehouse),
-            "spark.hadoop.javax.jdo.option.ConnectionURL":
-                f"jdbc:derby:;databaseName={self.root / 'metastore_db'};create=true",
+            "spark.hadoop.javax.jdo.option.ConnectionURL": (
+                f"jdbc:derby:;databaseName={self.root / 'metastore_db'};create=true"
+            ),
             "spark.driver.extraJavaOptions": f"-Dderby.system.home={self.root} -Djava.io.tmpdir={self.root / 'tmp'}",
             "spark.local.dir": str(self.root / "tmp"),
             "spark.hadoop.hive.exec.scratchdir": str(self.root / "tmp" / "hive"),
@@ -172,8 +203,14 @@ class Cluster:
         command = [str(spark_home() / "bin" / "spark-submit"), "--class", THRIFT_SERVER]
         for key, value in confs.items():
             command += ["--conf", f"{key}={value}"]
-        return [*command, "spark-internal", "--hiveconf", f"hive.server2.thrift.bind.host={HOST}",
-                "--hiveconf", f"hive.server2.thrift.port={self.thrift_port}"]
+        return [
+            *command,
+            "spark-internal",
+            "--hiveconf",
+            f"hive.server2.thrift.bind.host={HOST}",
+            "--hiveconf",
+            f"hive.server2.thrift.port={self.thrift_port}",
+        ]
 
     def _spawn(self, name: str, command: list[str], daemon_memory: str = DAEMON_MEMORY) -> None:
         env = {
@@ -193,8 +230,15 @@ class Cluster:
         # the master's REST submission server would listen on a fixed port (6066): not needed
         env["SPARK_MASTER_OPTS"] = "-Dspark.master.rest.enabled=false"
         with (self.logs / f"{name}.log").open("ab") as log:
-            child = subprocess.Popen(command, cwd=self.root, env=env, stdin=subprocess.DEVNULL, stdout=log,
-                                     stderr=subprocess.STDOUT, start_new_session=True)
+            child = subprocess.Popen(
+                command,
+                cwd=self.root,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         self.pids[name] = child.pid
         self.state_file.write_text(json.dumps({**asdict(self), "root": str(self.root)}, indent=2))
 
@@ -202,11 +246,15 @@ class Cluster:
         while not ready():
             for name, pid in self.pids.items():
                 if not alive(pid):
-                    raise RuntimeError(f"Spark cluster: the {name} JVM exited while waiting for {what}; its log:\n"
-                                       + self.log_tail(name))
+                    raise RuntimeError(
+                        f"Spark cluster: the {name} JVM exited while waiting for {what}; its log:\n"
+                        + self.log_tail(name)
+                    )
             if time.monotonic() - began > START_TIMEOUT:
-                raise RuntimeError(f"Spark cluster: no {what} after {START_TIMEOUT:.0f} s; logs in {self.logs}\n"
-                                   + "\n".join(self.log_tail(name, 1500) for name in self.pids))
+                raise RuntimeError(
+                    f"Spark cluster: no {what} after {START_TIMEOUT:.0f} s; logs in {self.logs}\n"
+                    + "\n".join(self.log_tail(name, 1500) for name in self.pids)
+                )
             time.sleep(0.25)
 
     def log_tail(self, name: str, chars: int = 3000) -> str:
@@ -247,8 +295,11 @@ class Cluster:
 
     def running_statements(self) -> list[str]:
         """The SQL executions the driver has not finished (a command runs until its commit)."""
-        return [str(run.get("description", ""))[:200] for run in self.driver_api("sql?details=false&offset=0&length=100000")
-                if run.get("status") == "RUNNING"]
+        return [
+            str(run.get("description", ""))[:200]
+            for run in self.driver_api("sql?details=false&offset=0&length=100000")
+            if run.get("status") == "RUNNING"
+        ]
 
     def wait_for_no_running_job(self, timeout: float) -> float:
         """Wait until the driver runs no SQL execution; the seconds it took."""
@@ -262,8 +313,9 @@ class Cluster:
         """A PyHive connection to the Thrift server (the driver); `schema` as its database."""
         from pyhive import hive
 
-        return hive.connect(host=HOST, port=self.thrift_port, username="rerun_safe",
-                            database=schema or "default", configuration=SESSION)
+        return hive.connect(
+            host=HOST, port=self.thrift_port, username="rerun_safe", database=schema or "default", configuration=SESSION
+        )
 
     # --- stop ---------------------------------------------------------------------------
 
@@ -367,8 +419,10 @@ def main(argv: list[str]) -> int:
         print("stopped" if stop_recorded(root) else f"no cluster recorded in {root / 'cluster.json'}")
         return 0
     cluster = Cluster(root).start()
-    print(f"Spark cluster up in {cluster.started_seconds:.1f} s: master spark://{HOST}:{cluster.master_port}"
-          f" (UI http://{HOST}:{cluster.master_ui_port}), {WORKERS} workers, Thrift server {HOST}:{cluster.thrift_port}")
+    print(
+        f"Spark cluster up in {cluster.started_seconds:.1f} s: master spark://{HOST}:{cluster.master_port}"
+        f" (UI http://{HOST}:{cluster.master_ui_port}), {WORKERS} workers, Thrift server {HOST}:{cluster.thrift_port}"
+    )
     print(f"logs, warehouse and metastore in {cluster.root}; stop it with: make spark-cluster-stop")
     print("for dbt --target spark_thrift:")
     for key, value in cluster.env().items():

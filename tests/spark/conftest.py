@@ -8,17 +8,17 @@ temporary folder, and every pipeline gets a schema of its own.
 Without pyspark, dbt-spark or Java the tests are skipped with a loud reason, or fail when CI is
 set: `make setup-spark` installs them (requirements-spark.txt; Java with apt-get if missing).
 """
+
 from __future__ import annotations
 
 import importlib.util
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
-
 
 # Two lanes run the same Spark scenarios (the engine comparison, the partition rewrite, the kill
 # and its repair):
@@ -62,6 +62,6 @@ def spark_dir() -> Iterator[Path]:
             active = SparkSession.getActiveSession()
             if active is not None:
                 active.stop()
-        except Exception:  # noqa: BLE001 - the process is ending; the folder goes anyway
+        except Exception:  # the process is ending; the folder goes anyway
             pass
         shutil.rmtree(root, ignore_errors=True)

@@ -10,6 +10,7 @@ admits one process at a time) reads the tables as `engine_state()` of tests/pipe
 does. One JVM instead of one per build and one for the dump: each costs 15-20 s to start. (The
 kill test also starts it with two builds and kills it during the second, before any dump.)
 """
+
 from __future__ import annotations
 
 import json
@@ -28,8 +29,10 @@ class SparkTables:
             .config("spark.ui.enabled", "false")
             .config("spark.sql.session.timeZone", "UTC")
             .config("spark.sql.warehouse.dir", f"{spark_dir}/warehouse")
-            .config("spark.hadoop.javax.jdo.option.ConnectionURL",
-                    f"jdbc:derby:;databaseName={spark_dir}/metastore_db;create=true")
+            .config(
+                "spark.hadoop.javax.jdo.option.ConnectionURL",
+                f"jdbc:derby:;databaseName={spark_dir}/metastore_db;create=true",
+            )
             .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={spark_dir}")
             .enableHiveSupport()
             .getOrCreate()

@@ -24,6 +24,7 @@ from tests.spark.scenarios import diff
 
 REPO = Path(__file__).resolve().parents[2]
 
+
 @pytest.fixture(scope="module")
 def store(spark_dir):
     """A SparkStore on the session dbt-spark would start (the spark target's settings)."""
@@ -46,8 +47,10 @@ def test_a_checkpoint_restores_rows_and_partitions(store) -> None:
     place = store.place(Path("."))
     store.create_schema(place)
     store.create_schema(place + "_marts")
-    store.sql.execute(f"create table {place}_marts.days using parquet partitioned by (day) as "
-                      "select * from values (1, 'a', 1), (2, 'b', 2) as v(n, x, day)")
+    store.sql.execute(
+        f"create table {place}_marts.days using parquet partitioned by (day) as "
+        "select * from values (1, 'a', 1), (2, 'b', 2) as v(n, x, day)"
+    )
     store.sql.execute(f"create view {place}.recent as select n from {place}_marts.days where day > 1")
     saved = store.save_checkpoint(place, Path("."))
     store.sql.execute(f"insert overwrite table {place}_marts.days partition (day) select 9, 'z', 2")
@@ -67,8 +70,18 @@ def test_idempotency_of_the_pipeline_on_spark(spark_dir, tmp_path: Path, capsys,
     deliveries = tmp_path / "deliveries"
     generate(dataclasses.replace(GeneratorConfig(days=2, events_per_day=12), seed=5), deliveries)
     monkeypatch.chdir(REPO)
-    code = main(["idempotency", "--target", "spark", "--deliveries", str(deliveries),
-                 "--work-dir", str(tmp_path / "work"), "--quiet"])
+    code = main(
+        [
+            "idempotency",
+            "--target",
+            "spark",
+            "--deliveries",
+            str(deliveries),
+            "--work-dir",
+            str(tmp_path / "work"),
+            "--quiet",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     assert "idempotency: PASS" in out

@@ -16,6 +16,7 @@ cannot simply redo its write (it folds new staged rows into its old copies): if 
 committed before the kill, the rerun's balance check stops it with the repair command; if it
 had not, the rerun redoes it. Which of the two happened depends on timing; both are checked.
 """
+
 from __future__ import annotations
 
 import json
@@ -51,8 +52,12 @@ class SparkChild:
         self.landing = root / "landing"
         self.landing.mkdir(parents=True)
         self.spark_dir = Path(tempfile.mkdtemp(prefix="rerun_safe_spark_kill_"))
-        self.env = {**os.environ, "RERUN_SAFE_SPARK_DIR": str(self.spark_dir),
-                    "RERUN_SAFE_SPARK_SCHEMA": "t_" + uuid.uuid4().hex[:12], "TZ": "UTC"}
+        self.env = {
+            **os.environ,
+            "RERUN_SAFE_SPARK_DIR": str(self.spark_dir),
+            "RERUN_SAFE_SPARK_SCHEMA": "t_" + uuid.uuid4().hex[:12],
+            "TZ": "UTC",
+        }
         self.builds = 0
 
     def args(self, *args: str, landing: Path | None = None) -> tuple[list[str], Path]:
@@ -60,10 +65,22 @@ class SparkChild:
         self.builds += 1
         folder = self.root / f"build{self.builds}"
         landing_path = str(landing or self.landing)
-        return ["--target", "spark", "--project-dir", str(PROJECT_DIR),
-                "--profiles-dir", str(PROJECT_DIR), "--target-path", str(folder / "target"),
-                "--log-path", str(folder / "logs"), "--vars", json.dumps({"landing_path": landing_path}),
-                *NO_TESTS, *args], folder
+        return [
+            "--target",
+            "spark",
+            "--project-dir",
+            str(PROJECT_DIR),
+            "--profiles-dir",
+            str(PROJECT_DIR),
+            "--target-path",
+            str(folder / "target"),
+            "--log-path",
+            str(folder / "logs"),
+            "--vars",
+            json.dumps({"landing_path": landing_path}),
+            *NO_TESTS,
+            *args,
+        ], folder
 
     def build_then_killed_at(self, first_landing: Path, statement: re.Pattern) -> float:
         """One child process (one JVM) runs two builds back to back: the first of `first_landing`
@@ -73,14 +90,21 @@ class SparkChild:
         parent cannot land day 2 between the child's builds; a file's id is its name and
         content, not its folder.)"""
         (first, first_folder), (second, folder) = self.args(landing=first_landing), self.args()
-        builds = [{"args": first, "target_path": str(first_folder / "target")},
-                  {"args": second, "target_path": str(folder / "target")}]
+        builds = [
+            {"args": first, "target_path": str(first_folder / "target")},
+            {"args": second, "target_path": str(folder / "target")},
+        ]
         output = self.root / "killed_child.log"  # the child's own lines, for the asserts' messages
         never_written = self.root / "killed_child.json"  # the child dies before it writes its report
         with output.open("wb") as sink:
-            child = subprocess.Popen([sys.executable, "-m", "tests.spark.dump_tables", str(never_written),
-                                      json.dumps(builds)], env=self.env, cwd=PROJECT_DIR, stdout=sink,
-                                     stderr=subprocess.STDOUT, start_new_session=True)
+            child = subprocess.Popen(
+                [sys.executable, "-m", "tests.spark.dump_tables", str(never_written), json.dumps(builds)],
+                env=self.env,
+                cwd=PROJECT_DIR,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
 
         def tail() -> str:
             return output.read_text(errors="replace")[-3000:]
@@ -102,7 +126,8 @@ class SparkChild:
                     os.killpg(child.pid, signal.SIGKILL)
                     break
                 assert child.poll() is None, (
-                    f"the build ended ({child.returncode}) before {statement.pattern}:\n{tail()}")
+                    f"the build ended ({child.returncode}) before {statement.pattern}:\n{tail()}"
+                )
                 assert time.monotonic() - started < 900, f"no {statement.pattern} in {log} after 900 s"
                 time.sleep(0.02)
         finally:
@@ -126,11 +151,19 @@ class SparkChild:
         nodes' messages, and the tables."""
         (rerun, rerun_folder), (repair, repair_folder) = self.args(), self.args(*REPAIR)
         out = self.root / "child.json"
-        builds = [{"args": rerun, "target_path": str(rerun_folder / "target")},
-                  {"args": repair, "target_path": str(repair_folder / "target"), "if_failed": True}]
-        child = subprocess.run([sys.executable, "-m", "tests.spark.dump_tables", str(out), json.dumps(builds)],
-                               env=self.env, cwd=PROJECT_DIR, capture_output=True, text=True, timeout=1800,
-                               check=False)
+        builds = [
+            {"args": rerun, "target_path": str(rerun_folder / "target")},
+            {"args": repair, "target_path": str(repair_folder / "target"), "if_failed": True},
+        ]
+        child = subprocess.run(
+            [sys.executable, "-m", "tests.spark.dump_tables", str(out), json.dumps(builds)],
+            env=self.env,
+            cwd=PROJECT_DIR,
+            capture_output=True,
+            text=True,
+            timeout=1800,
+            check=False,
+        )
         assert child.returncode == 0, child.stdout[-3000:] + child.stderr[-3000:]
         return json.loads(out.read_text())
 

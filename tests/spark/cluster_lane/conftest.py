@@ -12,6 +12,7 @@ Without pyspark, dbt-spark's PyHive extra or Java the tests are skipped with a l
 fail when CI is set: `make setup-spark` installs them (requirements-spark.txt; Java with
 apt-get if missing).
 """
+
 from __future__ import annotations
 
 import atexit
@@ -27,8 +28,12 @@ REPO = Path(__file__).resolve().parents[3]
 
 
 def _missing() -> str | None:
-    for module, what in (("pyspark", "pyspark"), ("dbt.adapters.spark", "dbt-spark"),
-                         ("pyhive", "PyHive (dbt-spark[PyHive])"), ("thrift_sasl", "thrift-sasl")):
+    for module, what in (
+        ("pyspark", "pyspark"),
+        ("dbt.adapters.spark", "dbt-spark"),
+        ("pyhive", "PyHive (dbt-spark[PyHive])"),
+        ("thrift_sasl", "thrift-sasl"),
+    ):
         if importlib.util.find_spec(module) is None:
             return f"{what} is not installed"
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
@@ -65,4 +70,3 @@ def spark_cluster(request: pytest.FixtureRequest) -> Iterator[Cluster]:  # noqa:
         atexit.unregister(cluster.stop)
         if not request.session.testsfailed:
             shutil.rmtree(root, ignore_errors=True)
-

@@ -9,6 +9,7 @@
   (its REST API), after a build;
 - the profile's env vars are checked when it loads: a bad one fails naming it.
 """
+
 from __future__ import annotations
 
 import json
@@ -56,7 +57,9 @@ def test_the_cluster_runs_separate_jvms_that_listen_on_loopback_only(spark_clust
     members = [int(p) for p in os.listdir("/proc") if p.isdigit() and _pgid(int(p)) in groups]
     java = {pid: Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0") for pid in members}
     java = {pid: argv for pid, argv in java.items() if argv and argv[0].endswith(b"java")}
-    mains = sorted(next((a.decode() for a in argv if a.startswith(b"org.apache.spark.")), "?") for argv in java.values())
+    mains = sorted(
+        next((a.decode() for a in argv if a.startswith(b"org.apache.spark.")), "?") for argv in java.values()
+    )
     assert mains.count("org.apache.spark.deploy.master.Master") == 1, mains
     assert mains.count("org.apache.spark.deploy.worker.Worker") == WORKERS, mains
     assert mains.count("org.apache.spark.executor.CoarseGrainedExecutorBackend") == WORKERS, mains
@@ -66,8 +69,11 @@ def test_the_cluster_runs_separate_jvms_that_listen_on_loopback_only(spark_clust
     listening = listening_sockets()
     bound = {pid: [listening[i] for i in sockets_of(pid) if i in listening] for pid in java}
     assert all(bound.values()), f"a JVM listens on nothing: {bound}"
-    wide = {pid: addresses for pid, addresses in bound.items()
-            if any(address.split(":")[0] not in LOOPBACK for address in addresses)}
+    wide = {
+        pid: addresses
+        for pid, addresses in bound.items()
+        if any(address.split(":")[0] not in LOOPBACK for address in addresses)
+    }
     assert not wide, f"listening beyond 127.0.0.1: {wide}"
     ports = {int(address.split(":")[1], 16) for addresses in bound.values() for address in addresses}
     assert {spark_cluster.master_port, spark_cluster.thrift_port} <= ports, ports
@@ -83,10 +89,15 @@ def test_executors_read_the_deliveries_and_the_driver_never_holds_their_bytes(tm
         executions = spark_cluster.driver_api("sql?details=true&planDescription=true&offset=0&length=100000")
         ours = [run for run in executions if spark.schema in str(run.get("description", ""))]
         reading = [run for run in ours if reads_content(run.get("planDescription", ""))]
-        assert reading, "no statement of the build read a delivery's bytes: " + json.dumps(
-            [run.get("description", "")[:200] for run in ours])[:3000]
-        broadcast = [run["description"][:300] for run in reading if "BroadcastExchange" in run["planDescription"]
-                     and _broadcasts_content(run["planDescription"])]
+        assert reading, (
+            "no statement of the build read a delivery's bytes: "
+            + json.dumps([run.get("description", "")[:200] for run in ours])[:3000]
+        )
+        broadcast = [
+            run["description"][:300]
+            for run in reading
+            if "BroadcastExchange" in run["planDescription"] and _broadcasts_content(run["planDescription"])
+        ]
         assert not broadcast, f"a plan broadcasts delivery bytes (collected on the driver first): {broadcast}"
     finally:
         spark.close()
@@ -95,7 +106,8 @@ def test_executors_read_the_deliveries_and_the_driver_never_holds_their_bytes(tm
 def reads_content(plan: str) -> bool:
     """Whether a physical plan has a binaryFile scan that reads the `content` column (the bytes)."""
     return any("binaryFile" in block and "content" in block for block in _details(plan).values()) or any(
-        "binaryFile" in line and "content" in line for line in plan.splitlines())
+        "binaryFile" in line and "content" in line for line in plan.splitlines()
+    )
 
 
 def _details(plan: str) -> dict[str, str]:
@@ -114,7 +126,7 @@ def _broadcasts_content(plan: str) -> bool:
         if "BroadcastExchange" not in line or line.startswith("("):
             continue
         depth = len(line) - len(line.lstrip(" :+-"))
-        for below in lines[index + 1:]:
+        for below in lines[index + 1 :]:
             if not below.strip() or len(below) - len(below.lstrip(" :+-")) <= depth:
                 break
             if "binaryFile" in below and "content" in below:
@@ -125,14 +137,32 @@ def _broadcasts_content(plan: str) -> bool:
     return False
 
 
-@pytest.mark.parametrize(("name", "value"), [
-    ("RERUN_SAFE_SPARK_THRIFT_PORT", "10000x"), ("RERUN_SAFE_SPARK_THRIFT_PORT", "70000"),
-    ("RERUN_SAFE_SPARK_THRIFT_HOST", "a;b"), ("RERUN_SAFE_SPARK_THRIFT_USER", "a b"),
-    ("RERUN_SAFE_SPARK_SCHEMA", "x-y"),
-])
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("RERUN_SAFE_SPARK_THRIFT_PORT", "10000x"),
+        ("RERUN_SAFE_SPARK_THRIFT_PORT", "70000"),
+        ("RERUN_SAFE_SPARK_THRIFT_HOST", "a;b"),
+        ("RERUN_SAFE_SPARK_THRIFT_USER", "a b"),
+        ("RERUN_SAFE_SPARK_SCHEMA", "x-y"),
+    ],
+)
 def test_a_bad_env_var_of_the_thrift_target_fails_naming_it(tmp_path: Path, name: str, value: str) -> None:
-    invocation = run_dbt(["parse", "--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR),
-                          "--target", "spark_thrift", "--target-path", str(tmp_path / "target")],
-                         target_path=tmp_path / "target", env={name: value}, write_json=False)
+    invocation = run_dbt(
+        [
+            "parse",
+            "--project-dir",
+            str(PROJECT_DIR),
+            "--profiles-dir",
+            str(PROJECT_DIR),
+            "--target",
+            "spark_thrift",
+            "--target-path",
+            str(tmp_path / "target"),
+        ],
+        target_path=tmp_path / "target",
+        env={name: value},
+        write_json=False,
+    )
     assert not invocation.success
     assert f"{name} must be" in str(invocation.error), invocation.error

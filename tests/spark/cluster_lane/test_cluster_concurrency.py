@@ -16,6 +16,7 @@ the build stopped (a query error before any model started), not by its wording. 
 guarantees: of two builds at once, exactly one writes models (the other is refused, collides in
 on-run-start, or is stopped by the guard of its first model), and the tables equal a clean build's.
 """
+
 from __future__ import annotations
 
 import re
@@ -47,8 +48,7 @@ def outcome(code: int, text: str, results: dict[str, tuple[str, str]]) -> tuple[
     """What one of the two builds did: success, refused (on-run-start saw the other's lease),
     guarded (its first model's lease guard stopped it), collided (a query error in on-run-start,
     no model started) or failed <code> (anything else: the test fails)."""
-    wrote = sorted(node for node, (status, _m) in results.items()
-                   if node.startswith("model.") and status == "success")
+    wrote = sorted(node for node, (status, _m) in results.items() if node.startswith("model.") and status == "success")
     if code == 0:
         return "success", wrote
     if wrote:
@@ -82,10 +82,14 @@ def test_two_builds_at_once_through_the_thrift_server(tmp_path: Path, spark_clus
         lease = {"rerun_safe_lease_stale_seconds": 1800, "rerun_safe_lock_timeout_seconds": 0}
         children = [DbtChild(spark, tmp_path / f"build{n}", "run", lease) for n in (1, 2)]
         codes = [child.wait(900) for child in children]
-        outcomes = [outcome(code, child.output.read_text(errors="replace"), child.results())
-                    for child, code in zip(children, codes, strict=True)]
-        report = "\n".join(f"build {n}: {o[0]}, models written {len(o[1])}\n{c.tail(1500)}"
-                           for n, (o, c) in enumerate(zip(outcomes, children, strict=True), 1))
+        outcomes = [
+            outcome(code, child.output.read_text(errors="replace"), child.results())
+            for child, code in zip(children, codes, strict=True)
+        ]
+        report = "\n".join(
+            f"build {n}: {o[0]}, models written {len(o[1])}\n{c.tail(1500)}"
+            for n, (o, c) in enumerate(zip(outcomes, children, strict=True), 1)
+        )
         kinds = sorted(kind for kind, _wrote in outcomes)
         assert kinds in (["refused", "success"], ["guarded", "success"], ["collided", "success"]), report
         got = engine_state(spark)
@@ -98,16 +102,19 @@ def test_two_builds_at_once_through_the_thrift_server(tmp_path: Path, spark_clus
         spark.close()
 
 
-@pytest.mark.parametrize(("code", "text", "results", "kind"), [
-    (0, "Completed successfully", {"model.rerun_safe.m": ("success", "")}, "success"),
-    (1, "another run (run 2) holds the warehouse ... wrote nothing", {}, "refused"),
-    (1, "Error running query: [STAGE_MATERIALIZATION_MULTIPLE_FAILURES] awaitResult", {}, "collided"),
-    # a query error after a model started is not a collision in on-run-start
-    (1, "1 of 9 START sql incremental model main.stg ... [RUN]\nError running query: boom", {}, "failed 1"),
-    (1, "Error running query: boom", {"model.rerun_safe.m": ("error", "boom")}, "failed 1"),
-    # a build that wrote a model is never the loser, whatever its error says
-    (1, "holds the warehouse", {"model.rerun_safe.m": ("success", "")}, "failed 1"),
-    (2, "Compilation Error in macro", {}, "failed 2"),
-])
+@pytest.mark.parametrize(
+    ("code", "text", "results", "kind"),
+    [
+        (0, "Completed successfully", {"model.rerun_safe.m": ("success", "")}, "success"),
+        (1, "another run (run 2) holds the warehouse ... wrote nothing", {}, "refused"),
+        (1, "Error running query: [STAGE_MATERIALIZATION_MULTIPLE_FAILURES] awaitResult", {}, "collided"),
+        # a query error after a model started is not a collision in on-run-start
+        (1, "1 of 9 START sql incremental model main.stg ... [RUN]\nError running query: boom", {}, "failed 1"),
+        (1, "Error running query: boom", {"model.rerun_safe.m": ("error", "boom")}, "failed 1"),
+        # a build that wrote a model is never the loser, whatever its error says
+        (1, "holds the warehouse", {"model.rerun_safe.m": ("success", "")}, "failed 1"),
+        (2, "Compilation Error in macro", {}, "failed 2"),
+    ],
+)
 def test_the_outcome_of_one_build_is_read_from_where_it_stopped(code, text, results, kind) -> None:
     assert outcome(code, text, results)[0] == kind

@@ -15,6 +15,7 @@ stops it with the repair command, and the repair gives the clean tables. If the 
 not committed (a server that cancels its statements when the client goes), the rerun redoes
 it; both outcomes are checked, and which one happened is printed.
 """
+
 from __future__ import annotations
 
 import os
@@ -48,7 +49,8 @@ def killed_at(spark: ClusterPipeline, folder: Path, statement: re.Pattern) -> fl
                 os.killpg(child.process.pid, signal.SIGKILL)
                 break
             assert child.process.poll() is None, (
-                f"the build ended ({child.process.returncode}) before {statement.pattern}:\n{child.tail()}")
+                f"the build ended ({child.process.returncode}) before {statement.pattern}:\n{child.tail()}"
+            )
             assert time.monotonic() - started < 900, f"no {statement.pattern} in {child.log} after 900 s"
             time.sleep(0.02)
     finally:
@@ -89,7 +91,9 @@ def test_a_build_killed_mid_write_is_repaired(tmp_path: Path, spark_cluster) -> 
         got = comparable(engine_state(spark))
         for name in clean:
             assert got[name] == clean[name], f"{name} differs from a clean build ({outcome})"
-        print(f"killed {killed_after:.1f} s into the build; the server ran its statement on for"
-              f" {left_running:.1f} s; the next build {outcome}")
+        print(
+            f"killed {killed_after:.1f} s into the build; the server ran its statement on for"
+            f" {left_running:.1f} s; the next build {outcome}"
+        )
     finally:
         spark.close()

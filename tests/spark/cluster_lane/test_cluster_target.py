@@ -1,10 +1,11 @@
 """The cluster lane's engine comparison (`--target spark_thrift`: a standalone cluster behind the
 Thrift server, tests/spark/cluster_lane/conftest.py): tests/spark/scenarios/engine_equality.py,
 run on a ClusterPipeline."""
+
 from __future__ import annotations
 
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -23,6 +24,7 @@ def spark(tmp_path: Path, spark_cluster) -> Iterator[ClusterPipeline]:
 
 def test_generated_deliveries_build_identically_on_duckdb_and_spark(tmp_path: Path, spark: ClusterPipeline) -> None:
     engine_equality.generated_deliveries_build_identically(tmp_path, spark)
+    spark.unit_tests()  # once on Spark: builds leave them out (tests/pipeline/test_unit_tests.py)
 
 
 def test_malformed_rows_and_odd_files_stage_as_on_duckdb(tmp_path: Path, spark: ClusterPipeline) -> None:

@@ -4,6 +4,7 @@ moved to another column, a changed value, a removed and an added key. `sql` is t
 to Spark (harness.engines.spark.SparkSql in the session, tests/spark/project.py's ThriftSql on
 the cluster); `place` a database that exists.
 """
+
 from __future__ import annotations
 
 import duckdb
@@ -12,9 +13,19 @@ from harness.diff import Side, diff_sides
 
 LEFT = [(1, "a", None), (2, "b", "x"), (2, "b", "x"), (3, None, "y"), (4, "d", None), (5, "e", "z")]
 RIGHT = [(1, "a", None), (2, "b", "x"), (3, "y", None), (4, "d", "changed"), (6, "f", "z")]
-COMPARED = ("left_rows", "right_rows", "surplus_left", "surplus_right", "duplicated_groups",
-            "keys_added", "keys_removed", "keys_changed", "duplicate_keys_left", "duplicate_keys_right",
-            "changed_columns")
+COMPARED = (
+    "left_rows",
+    "right_rows",
+    "surplus_left",
+    "surplus_right",
+    "duplicated_groups",
+    "keys_added",
+    "keys_removed",
+    "keys_changed",
+    "duplicate_keys_left",
+    "duplicate_keys_right",
+    "changed_columns",
+)
 
 
 def values_sql(rows: list[tuple]) -> str:
@@ -30,7 +41,9 @@ def summary(result) -> dict:
 
 def a_diff_on_spark_finds_what_it_finds_on_duckdb(sql, place: str) -> None:
     for name, rows in (("l", LEFT), ("r", RIGHT)):
-        sql.execute(f"create table {place}.{name} using parquet as select * from values {values_sql(rows)} as v(id, x, y)")
+        sql.execute(
+            f"create table {place}.{name} using parquet as select * from values {values_sql(rows)} as v(id, x, y)"
+        )
     left, right = Side(f"{place}.l", sql.columns(f"{place}.l")), Side(f"{place}.r", sql.columns(f"{place}.r"))
     assert [name for name, _type in left.columns] == ["id", "x", "y"], left.columns
     spark = diff_sides(sql, "t", left, right, key=("id",))
@@ -38,8 +51,13 @@ def a_diff_on_spark_finds_what_it_finds_on_duckdb(sql, place: str) -> None:
     for name, rows in (("l", LEFT), ("r", RIGHT)):
         con.execute(f"create table {name} (id integer, x varchar, y varchar)")
         con.executemany(f"insert into {name} values (?, ?, ?)", rows)
-    local = diff_sides(con, "t", Side("l", (("id", "INTEGER"), ("x", "VARCHAR"), ("y", "VARCHAR"))),
-                       Side("r", (("id", "INTEGER"), ("x", "VARCHAR"), ("y", "VARCHAR"))), key=("id",))
+    local = diff_sides(
+        con,
+        "t",
+        Side("l", (("id", "INTEGER"), ("x", "VARCHAR"), ("y", "VARCHAR"))),
+        Side("r", (("id", "INTEGER"), ("x", "VARCHAR"), ("y", "VARCHAR"))),
+        key=("id",),
+    )
     assert not spark.identical
     assert summary(spark) == summary(local)
     # what a correct diff sees here, worked out by hand

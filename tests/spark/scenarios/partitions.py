@@ -8,6 +8,7 @@ an item whose first event day moves (an earlier event arrives) or that loses its
 (its event moves to another item) leaves its old day, and no day it does not touch is written.
 The tables equal DuckDB's, where the same models carry no partition column.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -15,10 +16,14 @@ from pathlib import Path
 from tests.pipeline.project import Pipeline, event
 from tests.spark.project import LanePipeline
 
-ITEMS = ("select company_id, order_item_id, order_id, currency, first_event_time, last_event_time, gross_cents,"
-         " refunded_cents, net_cents, event_count from fct_order_items")  # item_key: the engine's type
-QUARANTINE = ("select quarantine_id, reason, source_file, source_line, event_id, amount_cents, ingested_at"
-              " from quarantined_events")
+ITEMS = (
+    "select company_id, order_item_id, order_id, currency, first_event_time, last_event_time, gross_cents,"
+    " refunded_cents, net_cents, event_count from fct_order_items"
+)  # item_key: the engine's type
+QUARANTINE = (
+    "select quarantine_id, reason, source_file, source_line, event_id, amount_cents, ingested_at"
+    " from quarantined_events"
+)
 
 
 def partition_files(spark: LanePipeline, table: str) -> dict[str, list[str]]:
@@ -40,8 +45,14 @@ def moved_keys_leave_their_old_partition(tmp_path: Path, spark: LanePipeline) ->
         # i1's first event day moves from 11-02 to 10-31 (an earlier event, 48 h late: on time)
         event("C", 500, order_item_id="i1", event_time="2026-10-31T12:00:00Z", ingested_at="2026-11-02T12:00:00Z"),
         # B v2 moves to item i4: i2 has no event left, its row goes (day 11-01 now holds i4)
-        event("B", 2000, order_item_id="i4", version=2, event_time="2026-11-01T10:00:00Z",
-              ingested_at="2026-11-02T12:00:00Z"),
+        event(
+            "B",
+            2000,
+            order_item_id="i4",
+            version=2,
+            event_time="2026-11-01T10:00:00Z",
+            ingested_at="2026-11-02T12:00:00Z",
+        ),
         event("Y", "-5", order_item_id="i7"),
     ]
     for pipeline in (spark, duck):
@@ -49,8 +60,11 @@ def moved_keys_leave_their_old_partition(tmp_path: Path, spark: LanePipeline) ->
     assert duck.run().success
     spark.run_ok()
     items_before = partition_files(spark, "fct_order_items")
-    assert sorted(items_before) == ["first_event_date=2026-10-31", "first_event_date=2026-11-01",
-                                    "first_event_date=2026-11-02"]
+    assert sorted(items_before) == [
+        "first_event_date=2026-10-31",
+        "first_event_date=2026-11-01",
+        "first_event_date=2026-11-02",
+    ]
     quarantine_before = partition_files(spark, "quarantined_events")
     assert len(quarantine_before) == 1
 
@@ -62,7 +76,9 @@ def moved_keys_leave_their_old_partition(tmp_path: Path, spark: LanePipeline) ->
     assert sorted(spark.query(ITEMS), key=repr) == sorted(duck.query(ITEMS), key=repr)
     assert sorted(spark.query(QUARANTINE), key=repr) == sorted(duck.query(QUARANTINE), key=repr)
     assert sorted(spark.query("select order_item_id, cast(first_event_date as string) from fct_order_items")) == [
-        ("i1", "2026-10-31"), ("i4", "2026-11-01"), ("i5", "2026-10-31"),
+        ("i1", "2026-10-31"),
+        ("i4", "2026-11-01"),
+        ("i5", "2026-10-31"),
     ]
     items_after = partition_files(spark, "fct_order_items")
     # 11-02 lost its only item (i1 moved to 10-31): the folder is gone, not left with a stale row
@@ -76,8 +92,16 @@ def moved_keys_leave_their_old_partition(tmp_path: Path, spark: LanePipeline) ->
     assert len(quarantine_after) == 2
 
     # a third run touching only i4's day leaves the 10-31 folder as it is
-    day3 = [event("R", 300, event_type="refund", order_item_id="i4", event_time="2026-11-02T13:00:00Z",
-                  ingested_at="2026-11-02T14:00:00Z")]
+    day3 = [
+        event(
+            "R",
+            300,
+            event_type="refund",
+            order_item_id="i4",
+            event_time="2026-11-02T13:00:00Z",
+            ingested_at="2026-11-02T14:00:00Z",
+        )
+    ]
     for pipeline in (spark, duck):
         pipeline.land("2026-11-02_003_third.csv", day3)
     assert duck.run().success

@@ -1,4 +1,5 @@
 """What a repaired Spark warehouse is compared by, in both lanes' kill tests."""
+
 from __future__ import annotations
 
 import json
