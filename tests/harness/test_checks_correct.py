@@ -51,8 +51,6 @@ def test_lateness_reports_percentiles_watermark_and_histogram(tmp_path: Path) ->
 
 
 def test_lateness_fails_only_when_it_cannot_compute(tmp_path: Path) -> None:
-    result = run_fixture_check(
-        "lateness", "correct", tmp_path / "work", event_time_column="no_such_column"
-    )
+    result = run_fixture_check("lateness", "correct", tmp_path / "work", event_time_column="no_such_column")
     assert result.status is Status.ERROR
     assert "no_such_column" in " ".join(result.errors)

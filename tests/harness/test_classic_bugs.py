@@ -25,14 +25,26 @@ SOURCE_DELIVERIES = FIXTURES / "deliveries_sources"
 
 MODES = {
     "landing": dict(
-        project="buggy", deliveries=DELIVERIES, extra=[],
-        gt="append_gt", gte="append_gte", key="merge_non_unique", now="current_time", late="lookback_zero",
+        project="buggy",
+        deliveries=DELIVERIES,
+        extra=[],
+        gt="append_gt",
+        gte="append_gte",
+        key="merge_non_unique",
+        now="current_time",
+        late="lookback_zero",
         key_sample="'i1' x3",
     ),
     "sources": dict(
-        project="jaffle_sources_buggy", deliveries=SOURCE_DELIVERIES, extra=["--load-sources"],
-        gt="orders_append_gt", gte="orders_append_gte", key="payments_by_order", now="customers_stamped",
-        late="orders_late_dropped", key_sample="1 x2",
+        project="jaffle_sources_buggy",
+        deliveries=SOURCE_DELIVERIES,
+        extra=["--load-sources"],
+        gt="orders_append_gt",
+        gte="orders_append_gte",
+        key="payments_by_order",
+        now="customers_stamped",
+        late="orders_late_dropped",
+        key_sample="1 x2",
     ),
 }
 
@@ -45,9 +57,21 @@ def _run(args: list[str], capsys) -> tuple[int, str]:
 def classic_bugs_args(mode: str, summary: Path, work: Path) -> list[str]:
     case = MODES[mode]
     return [
-        "all", "--project-dir", str(PROJECTS / case["project"]), "--deliveries", str(case["deliveries"]),
-        *case["extra"], "--only", "keys", "idempotency", "convergence",
-        "--summary", str(summary), "--work-dir", str(work), "--quiet",
+        "all",
+        "--project-dir",
+        str(PROJECTS / case["project"]),
+        "--deliveries",
+        str(case["deliveries"]),
+        *case["extra"],
+        "--only",
+        "keys",
+        "idempotency",
+        "convergence",
+        "--summary",
+        str(summary),
+        "--work-dir",
+        str(work),
+        "--quiet",
     ]
 
 
@@ -87,13 +111,26 @@ def assert_each_bug_failed_its_check(mode: str, code: int, out: str, text: str) 
 
 def test_the_sources_twin_passes_all(tmp_path: Path, capsys) -> None:
     # Every check that applies (no --only); lateness does not (no event/ingestion times).
-    code, out = _run([
-        "all", "--project-dir", str(PROJECTS / "jaffle_sources"), "--deliveries", str(SOURCE_DELIVERIES),
-        "--load-sources", "--work-dir", str(tmp_path / "work"), "--quiet",
-        # crash: 2 stops and 1 kill (the defaults are 3 and 2); tests/harness/test_crash.py stops
-        # and kills the landing twin 2 and 2 times
-        "--crash-points", "2", "--kill-points", "1",
-    ], capsys)
+    code, out = _run(
+        [
+            "all",
+            "--project-dir",
+            str(PROJECTS / "jaffle_sources"),
+            "--deliveries",
+            str(SOURCE_DELIVERIES),
+            "--load-sources",
+            "--work-dir",
+            str(tmp_path / "work"),
+            "--quiet",
+            # crash: 2 stops and 1 kill (the defaults are 3 and 2); tests/harness/test_crash.py stops
+            # and kills the landing twin 2 and 2 times
+            "--crash-points",
+            "2",
+            "--kill-points",
+            "1",
+        ],
+        capsys,
+    )
     assert code == 0, out
     assert "8 passed, 0 failed, 0 not exercised, 1 skipped, 0 could not run" in out
     assert "== lateness: SKIPPED" in out and "no column event_time, ingested_at" in out
@@ -113,7 +150,9 @@ def _as_hive_parquet(source: Path, dest: Path) -> None:
             key, table = csv.stem.split("_", 1)
             folder = dest / table / f"batch={key}"
             folder.mkdir(parents=True)
-            con.execute(f"copy (select * from read_csv('{csv}', header = true)) to '{folder / 'part-0.parquet'}' (format parquet)")
+            con.execute(
+                f"copy (select * from read_csv('{csv}', header = true)) to '{folder / 'part-0.parquet'}' (format parquet)"
+            )
     finally:
         con.close()
 
@@ -121,10 +160,22 @@ def _as_hive_parquet(source: Path, dest: Path) -> None:
 def test_hive_style_parquet_deliveries_load_into_sources(tmp_path: Path, capsys) -> None:
     hive = tmp_path / "deliveries"
     _as_hive_parquet(SOURCE_DELIVERIES, hive)
-    code, out = _run([
-        "all", "--project-dir", str(PROJECTS / "jaffle_sources_buggy"), "--deliveries", str(hive),
-        "--load-sources", "--only", "convergence", "--work-dir", str(tmp_path / "work"), "--quiet",
-    ], capsys)
+    code, out = _run(
+        [
+            "all",
+            "--project-dir",
+            str(PROJECTS / "jaffle_sources_buggy"),
+            "--deliveries",
+            str(hive),
+            "--load-sources",
+            "--only",
+            "convergence",
+            "--work-dir",
+            str(tmp_path / "work"),
+            "--quiet",
+        ],
+        capsys,
+    )
     assert code == 1, out
     assert "batches built one by one 4, files 10" in out
     assert "2 table(s) differ: orders_append_gt, orders_late_dropped" in out or "orders_append_gt" in out

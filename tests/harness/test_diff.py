@@ -40,7 +40,8 @@ def attach(tmp_path: Path):
 def diff(con: duckdb.DuckDBPyConnection, **kwargs):
     left, right = "l.main.t", "r.main.t"
     return diff_sides(
-        con, "main.t",
+        con,
+        "main.t",
         Side(left, relation_columns(con, left)),
         Side(right, relation_columns(con, right)),
         **kwargs,

@@ -51,10 +51,20 @@ def test_one_batch_key_skips_batches_with_its_reason(tmp_path: Path, capsys) -> 
     one.mkdir()
     for path in DELIVERIES.glob("2026-11-01_*.csv"):
         shutil.copy2(path, one / path.name)
-    code = main([
-        "all", "--project-dir", str(PROJECTS / "correct"), "--deliveries", str(one),
-        "--only", "batches", "--work-dir", str(tmp_path / "w"), "--quiet",
-    ])
+    code = main(
+        [
+            "all",
+            "--project-dir",
+            str(PROJECTS / "correct"),
+            "--deliveries",
+            str(one),
+            "--only",
+            "batches",
+            "--work-dir",
+            str(tmp_path / "w"),
+            "--quiet",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     assert "== batches: SKIPPED (0.0 s): does not apply: one batch key only" in out
@@ -78,4 +88,8 @@ def test_keys_reports_the_figures_finish_built(tmp_path: Path, monkeypatch) -> N
     result = run_fixture_check("keys", "correct", tmp_path / "work")
     assert result.status is Status.PASS, result.failure_message()
     assert built == [result.exercised], "the key check changed its figures after finish()"
-    assert result.exercised == {"grains asserted": 6, "rows checked": 54, "builds key-checked": 1}  # loaded_events: 1 grain, 11 rows
+    assert result.exercised == {
+        "grains asserted": 6,
+        "rows checked": 54,
+        "builds key-checked": 1,
+    }  # loaded_events: 1 grain, 11 rows

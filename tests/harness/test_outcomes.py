@@ -21,11 +21,11 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("outcomes") / "project"
     shutil.copytree(PROJECTS / "correct", root, ignore=shutil.ignore_patterns("target", "logs", "*.duckdb"))
     (root / "tests").mkdir(exist_ok=True)
-    (root / "tests" / "no_e8_landed.sql").write_text(
-        "select * from {{ ref('landed_events') }} where event_id = 'e8'\n"
-    )
+    (root / "tests" / "no_e8_landed.sql").write_text("select * from {{ ref('landed_events') }} where event_id = 'e8'\n")
     (root / "dbt_project.yml").write_text(
-        (root / "dbt_project.yml").read_text().replace('seed-paths: ["seeds"]', 'seed-paths: ["seeds"]\ntest-paths: ["tests"]')
+        (root / "dbt_project.yml")
+        .read_text()
+        .replace('seed-paths: ["seeds"]', 'seed-paths: ["seeds"]\ntest-paths: ["tests"]')
     )
     (root / "models" / "broken.sql").write_text("select * from no_such_table_anywhere\n")
     return root
@@ -63,9 +63,16 @@ def test_a_failed_check_whose_build_error_names_a_model_says_error_in_its_cell()
     from harness.results import CheckResult, Comparison, TableDiff, Trial
 
     result = CheckResult(
-        name="concurrency", status=Status.FAIL,
+        name="concurrency",
+        status=Status.FAIL,
         comparisons=[Comparison("c", "l", "r", diffs=[TableDiff(table="main.x"), TableDiff(table="main.y")])],
-        trials=[Trial("a first", survived=False, outcome="both failed: a: model.p.x: error: boom",
-                      errors=["neither build completed"])],
+        trials=[
+            Trial(
+                "a first",
+                survived=False,
+                outcome="both failed: a: model.p.x: error: boom",
+                errors=["neither build completed"],
+            )
+        ],
     )
     assert [_cell(result, "main.x"), _cell(result, "main.y")] == ["ERROR", "ok"]

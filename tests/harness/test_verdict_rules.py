@@ -35,6 +35,7 @@ from tests.harness.helpers import DELIVERIES, PROJECTS
 
 # ---- the diff: a multiset, NULL = NULL, counts per row -------------------------------------
 
+
 def _diff(tmp_path: Path, left_sql: str, right_sql: str, **kwargs) -> TableDiff:
     con = duckdb.connect()
     for name, sql in (("l", left_sql), ("r", right_sql)):
@@ -44,7 +45,8 @@ def _diff(tmp_path: Path, left_sql: str, right_sql: str, **kwargs) -> TableDiff:
     con.execute("use memory")
     try:
         return diff_sides(
-            con, "main.t",
+            con,
+            "main.t",
             Side("l.main.t", relation_columns(con, "l.main.t")),
             Side("r.main.t", relation_columns(con, "r.main.t")),
             **kwargs,
@@ -113,22 +115,37 @@ def _model(name: str, meta: RerunSafeMeta) -> Model:
 @pytest.mark.parametrize("purpose", list(Purpose))
 def test_a_history_is_compared_by_balances_only_when_converging(tmp_path: Path, purpose: Purpose) -> None:
     # The same balance, but two more postings: a rerun or replay must post nothing.
-    before = take_snapshot(_warehouse(tmp_path / "a" / "w.duckdb",
-                                      "create table ledger as select 1 as company_id, 100 as cents"),
-                           tmp_path / "sa", "before")
-    after = take_snapshot(_warehouse(tmp_path / "b" / "w.duckdb",
-                                     "create table ledger as select * from (values (1, 100), (1, 50), (1, -50)) v(company_id, cents)"),
-                          tmp_path / "sb", "after")
+    before = take_snapshot(
+        _warehouse(tmp_path / "a" / "w.duckdb", "create table ledger as select 1 as company_id, 100 as cents"),
+        tmp_path / "sa",
+        "before",
+    )
+    after = take_snapshot(
+        _warehouse(
+            tmp_path / "b" / "w.duckdb",
+            "create table ledger as select * from (values (1, 100), (1, 50), (1, -50)) v(company_id, cents)",
+        ),
+        tmp_path / "sb",
+        "after",
+    )
     meta = RerunSafeMeta(compare=CompareMode.HISTORY, group_by=("company_id",), sum_columns=("cents",))
     comparison = compare_snapshots(before, after, Project("p", (_model("ledger", meta),)), label="x", purpose=purpose)
     assert comparison.passed is (purpose is Purpose.CONVERGE)
 
 
 def test_a_table_missing_on_one_side_fails_the_comparison(tmp_path: Path) -> None:
-    before = take_snapshot(_warehouse(tmp_path / "a" / "w.duckdb", "create table revenue as select 1 as cents",
-                                      "create table orders as select 1 as id"), tmp_path / "sa", "before")
-    after = take_snapshot(_warehouse(tmp_path / "b" / "w.duckdb", "create table revenue as select 1 as cents"),
-                          tmp_path / "sb", "after")
+    before = take_snapshot(
+        _warehouse(
+            tmp_path / "a" / "w.duckdb",
+            "create table revenue as select 1 as cents",
+            "create table orders as select 1 as id",
+        ),
+        tmp_path / "sa",
+        "before",
+    )
+    after = take_snapshot(
+        _warehouse(tmp_path / "b" / "w.duckdb", "create table revenue as select 1 as cents"), tmp_path / "sb", "after"
+    )
     project = Project("p", (_model("revenue", RerunSafeMeta()), _model("orders", RerunSafeMeta())))
     comparison = compare_snapshots(before, after, project, label="x", purpose=Purpose.RERUN)
     assert not comparison.passed
@@ -136,6 +153,7 @@ def test_a_table_missing_on_one_side_fails_the_comparison(tmp_path: Path) -> Non
 
 
 # ---- no vacuous pass ------------------------------------------------------------------------
+
 
 def _comparison(*diffs: TableDiff) -> Comparison:
     return Comparison(label="x", left="a", right="b", diffs=list(diffs))
@@ -179,6 +197,7 @@ def test_batches_with_no_other_split_is_not_exercised(tmp_path: Path) -> None:
 
 # ---- the scratch target: the user's warehouse is never written ------------------------------
 
+
 def _project(root: Path, profile: str) -> Path:
     root.mkdir(parents=True)
     (root / "dbt_project.yml").write_text("name: tiny\nversion: '1.0'\nconfig-version: 2\nprofile: tiny\n")
@@ -193,12 +212,15 @@ def _written(out: Path) -> dict:
 
 
 def test_a_hard_coded_duckdb_path_is_replaced(tmp_path: Path) -> None:
-    project = _project(tmp_path / "p", f"""\
+    project = _project(
+        tmp_path / "p",
+        f"""\
         tiny:
           target: prod
           outputs:
-            prod: {{type: duckdb, path: "{tmp_path / 'prod.duckdb'}", threads: 2}}
-        """)
+            prod: {{type: duckdb, path: "{tmp_path / "prod.duckdb"}", threads: 2}}
+        """,
+    )
     scratch = scratch_profile(project, project, None, {}, tmp_path / "out")
     target = _written(tmp_path / "out")
     assert target["path"] == "{{ env_var('" + WAREHOUSE_ENV + "') }}"
@@ -208,27 +230,33 @@ def test_a_hard_coded_duckdb_path_is_replaced(tmp_path: Path) -> None:
 
 
 def test_a_writable_attachment_is_refused(tmp_path: Path) -> None:
-    project = _project(tmp_path / "p", f"""\
+    project = _project(
+        tmp_path / "p",
+        f"""\
         tiny:
           target: dev
           outputs:
             dev:
               type: duckdb
               path: ":memory:"
-              attach: [{{path: "{tmp_path / 'shared.duckdb'}"}}]
-        """)
+              attach: [{{path: "{tmp_path / "shared.duckdb"}"}}]
+        """,
+    )
     with pytest.raises(Refused, match="writable"):
         scratch_profile(project, project, None, {}, tmp_path / "out")
     assert not (tmp_path / "out" / "profiles.yml").exists()
 
 
 def test_an_adapter_the_harness_does_not_drive_is_refused(tmp_path: Path) -> None:
-    project = _project(tmp_path / "p", """\
+    project = _project(
+        tmp_path / "p",
+        """\
         tiny:
           target: dev
           outputs:
             dev: {type: snowflake, account: x, schema: analytics}
-        """)
+        """,
+    )
     with pytest.raises(Refused, match="snowflake"):
         scratch_profile(project, project, None, {}, tmp_path / "out")
 
@@ -237,14 +265,18 @@ def test_an_adapter_the_harness_does_not_drive_is_refused(tmp_path: Path) -> Non
 def test_a_servers_schema_becomes_the_scratch_schema(tmp_path: Path, adapter: str) -> None:
     settings = (
         "{type: postgres, host: h, port: 5432, user: u, password: '', dbname: d, schema: analytics}"
-        if adapter == "postgres" else "{type: spark, method: session, host: localhost, schema: analytics}"
+        if adapter == "postgres"
+        else "{type: spark, method: session, host: localhost, schema: analytics}"
     )
-    project = _project(tmp_path / "p", f"""\
+    project = _project(
+        tmp_path / "p",
+        f"""\
         tiny:
           target: dev
           outputs:
             dev: {settings}
-        """)
+        """,
+    )
     scratch = scratch_profile(project, project, None, {}, tmp_path / "out")
     target = _written(tmp_path / "out")
     assert target["schema"] == "{{ env_var('" + SCHEMA_ENV + "') }}"
@@ -263,16 +295,25 @@ def _node(kind: str, database: str, schema: str, materialized: str = "table") ->
 @pytest.mark.parametrize("kind", ["model", "seed", "snapshot"])
 @pytest.mark.parametrize("materialized", ["table", "view", "incremental"])
 def test_a_node_outside_the_scratch_file_is_refused(tmp_path: Path, kind: str, materialized: str) -> None:
-    manifest = _manifest(tmp_path / "manifest.json", {
-        f"{kind}.p.here": _node(kind, "warehouse", "main", materialized),
-        f"{kind}.p.elsewhere": _node(kind, "other", "main", materialized),
-    })
+    manifest = _manifest(
+        tmp_path / "manifest.json",
+        {
+            f"{kind}.p.here": _node(kind, "warehouse", "main", materialized),
+            f"{kind}.p.elsewhere": _node(kind, "other", "main", materialized),
+        },
+    )
     with pytest.raises(Refused, match=rf"1 node\(s\).*{kind}.p.elsewhere -> other.main"):
         check_locations(manifest, "duckdb")
-    check_locations(_manifest(tmp_path / "ok.json", {
-        f"{kind}.p.here": _node(kind, "warehouse", "main", materialized),
-        f"{kind}.p.inline": _node(kind, "other", "main", "ephemeral"),
-    }), "duckdb")
+    check_locations(
+        _manifest(
+            tmp_path / "ok.json",
+            {
+                f"{kind}.p.here": _node(kind, "warehouse", "main", materialized),
+                f"{kind}.p.inline": _node(kind, "other", "main", "ephemeral"),
+            },
+        ),
+        "duckdb",
+    )
 
 
 def test_a_server_node_in_another_database_or_schema_is_refused(tmp_path: Path) -> None:
@@ -283,11 +324,18 @@ def test_a_server_node_in_another_database_or_schema_is_refused(tmp_path: Path) 
     check_locations(_manifest(tmp_path / "ok.json", ok), "postgres", "rs_1_l01", "analytics")
     # `rs_1_l010` starts with the scratch schema's name but is another lane's (l010's), not one
     # derived from it (`<scratch>_<custom>`)
-    for name, node in (("otherdb", _node("model", "other", "rs_1_l01")), ("fixed", _node("model", "analytics", "reporting")),
-                       ("lookalike", _node("model", "analytics", "rs_1_l010"))):
+    for name, node in (
+        ("otherdb", _node("model", "other", "rs_1_l01")),
+        ("fixed", _node("model", "analytics", "reporting")),
+        ("lookalike", _node("model", "analytics", "rs_1_l010")),
+    ):
         with pytest.raises(Refused, match=f"model.p.{name}"):
-            check_locations(_manifest(tmp_path / f"{name}.json", {**ok, f"model.p.{name}": node}), "postgres",
-                            "rs_1_l01", "analytics")
+            check_locations(
+                _manifest(tmp_path / f"{name}.json", {**ok, f"model.p.{name}": node}),
+                "postgres",
+                "rs_1_l01",
+                "analytics",
+            )
 
 
 def test_the_session_refuses_a_model_outside_the_scratch_file_before_any_build(tmp_path: Path) -> None:
@@ -297,26 +345,36 @@ def test_the_session_refuses_a_model_outside_the_scratch_file_before_any_build(t
 
     other = tmp_path / "other.duckdb"
     duckdb.connect(str(other)).close()
-    project = _project(tmp_path / "p", f"""\
+    project = _project(
+        tmp_path / "p",
+        f"""\
         tiny:
           target: dev
           outputs:
             dev:
               type: duckdb
-              path: "{tmp_path / 'dev.duckdb'}"
+              path: "{tmp_path / "dev.duckdb"}"
               attach: [{{path: "{other}", read_only: true}}]
-        """)
+        """,
+    )
     (project / "models").mkdir()
     (project / "models" / "here.sql").write_text("select 1 as x")
     (project / "models" / "elsewhere.sql").write_text("{{ config(database='other') }}\nselect 1 as x")
-    with pytest.raises(Refused, match=r"1 node\(s\) would be built outside the scratch warehouse: model.tiny.elsewhere -> other.main"):
+    with pytest.raises(
+        Refused, match=r"1 node\(s\) would be built outside the scratch warehouse: model.tiny.elsewhere -> other.main"
+    ):
         open_session(DbtSettings(project_dir=project, profiles_dir=project), tmp_path / "work")
     assert not (tmp_path / "dev.duckdb").exists()
 
 
 def test_every_dbt_call_uses_the_harness_profile(tmp_path: Path) -> None:
-    scratch = ScratchProfile(profiles_dir=tmp_path / "scratch", profile_name="tiny", user_target="prod",
-                             adapter="duckdb", user_location="prod.duckdb")
+    scratch = ScratchProfile(
+        profiles_dir=tmp_path / "scratch",
+        profile_name="tiny",
+        user_target="prod",
+        adapter="duckdb",
+        user_location="prod.duckdb",
+    )
     settings = DbtSettings(project_dir=tmp_path, profiles_dir=tmp_path / "user", target="prod", scratch=scratch)
     args = build_args(settings, "build", target_path=tmp_path / "t", landing=None)
     assert args[args.index("--profiles-dir") + 1] == str(tmp_path / "scratch")
@@ -330,6 +388,7 @@ def test_a_lane_needs_the_scratch_profile(tmp_path: Path) -> None:
 
 
 # ---- the crash trials ------------------------------------------------------------------------
+
 
 def test_the_default_crash_batch_is_the_middle_one() -> None:
     options = crash.Options
@@ -368,13 +427,23 @@ class _Lane:
 def _ref() -> Reference:
     files = [("f1",), ("f2",), ("f3",)]
     return Reference(
-        lane=None, batches=[SimpleNamespace(files=f, key=f"k{j}") for j, f in enumerate(files, start=1)],
-        project=None, selected=None, checkpoints={j: f"c{j}" for j in range(4)}, snapshots={j: f"s{j}" for j in range(4)},
+        lane=None,
+        batches=[SimpleNamespace(files=f, key=f"k{j}") for j, f in enumerate(files, start=1)],
+        project=None,
+        selected=None,
+        checkpoints={j: f"c{j}" for j in range(4)},
+        snapshots={j: f"s{j}" for j in range(4)},
     )
 
 
-def _try(tmp_path: Path, monkeypatch, *, problems=(), differs: tuple[str, ...] = (),
-         stopped: crash.Stopped = crash.Stopped("built a")) -> tuple:
+def _try(
+    tmp_path: Path,
+    monkeypatch,
+    *,
+    problems=(),
+    differs: tuple[str, ...] = (),
+    stopped: crash.Stopped = crash.Stopped("built a"),
+) -> tuple:
     compared: list[str] = []
 
     def fake_compare(left, right, project, **kwargs):
@@ -390,7 +459,9 @@ def _try(tmp_path: Path, monkeypatch, *, problems=(), differs: tuple[str, ...] =
     return trial, comparisons, compared, lane.calls
 
 
-def test_a_crashed_batch_starts_from_the_checkpoint_before_it_and_is_compared_after_it(tmp_path: Path, monkeypatch) -> None:
+def test_a_crashed_batch_starts_from_the_checkpoint_before_it_and_is_compared_after_it(
+    tmp_path: Path, monkeypatch
+) -> None:
     trial, comparisons, compared, calls = _try(tmp_path, monkeypatch)
     assert calls[:2] == [("restore", "c1"), ("reset", ("f1",), ("f2",))]
     assert compared == ["s2", "s3"]  # after batch 2, then after the last batch
@@ -454,12 +525,14 @@ def test_a_killed_build_is_a_run_with_an_error(tmp_path: Path) -> None:
     lane = Lane(root=tmp_path, settings=DbtSettings(project_dir=tmp_path), progress=lambda _: None)
     process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     process.kill()
-    spawned = Spawned(command="build", argv=[], process=process, target_path=tmp_path / "t", started=0.0,
-                      output=tmp_path / "out.log")
+    spawned = Spawned(
+        command="build", argv=[], process=process, target_path=tmp_path / "t", started=0.0, output=tmp_path / "out.log"
+    )
     assert lane.collect(spawned, timeout=30).error == "dbt build exited with -9"
 
 
 # ---- batches ---------------------------------------------------------------------------------
+
 
 def test_hive_folders_are_batches_by_their_partition_value(tmp_path: Path) -> None:
     for table, key in (("customers", "2026-11-02"), ("orders", "2026-11-01"), ("orders", "2026-11-02")):
@@ -468,7 +541,10 @@ def test_hive_folders_are_batches_by_their_partition_value(tmp_path: Path) -> No
         (folder / "part-0.parquet").write_bytes(b"")
     batches = discover_batches(tmp_path)
     assert [b.key for b in batches] == ["2026-11-01", "2026-11-02"]
-    assert [[f.relative_to(tmp_path).parts[0] for f in b.files] for b in batches] == [["orders"], ["customers", "orders"]]
+    assert [[f.relative_to(tmp_path).parts[0] for f in b.files] for b in batches] == [
+        ["orders"],
+        ["customers", "orders"],
+    ]
     landed = landed_path(tmp_path / "orders" / "batch=2026-11-01" / "part-0.parquet")
     assert landed == Path("orders/batch=2026-11-01/part-0.parquet")
 
@@ -489,14 +565,22 @@ def test_variants_compare_other_splits_and_drop_equal_ones() -> None:
     batches = discover_batches(DELIVERIES)
     splits = ("all", "coarse", "reverse")
     assert [name for name, _ in variants(batches, 2, splits)] == [
-        "one batch per key", "all at once", "2 keys per batch", "one batch per key, reverse order"]
+        "one batch per key",
+        "all at once",
+        "2 keys per batch",
+        "one batch per key, reverse order",
+    ]
     assert [b.key for b in dict(variants(batches, 2, splits))["one batch per key, reverse order"]] == [
-        "2026-11-03", "2026-11-02", "2026-11-01"]
+        "2026-11-03",
+        "2026-11-02",
+        "2026-11-01",
+    ]
     assert [name for name, _ in variants(batches, 1, ("coarse",))] == ["one batch per key"]
     assert [name for name, _ in variants(batches[:1], 2, splits)] == ["one batch per key"]
 
 
 # ---- the exit status -------------------------------------------------------------------------
+
 
 def _check(name: str, *, applies: str = "", raises: Exception | None = None) -> Check[NoOptions]:
     reason, error = applies, raises
@@ -544,8 +628,15 @@ def fake_session(tmp_path: Path, monkeypatch):
 
     monkeypatch.setattr(api, "open_session", open_session)
     monkeypatch.setattr(api, "run_each", fake_run_checks)
-    args = ["--project-dir", str(PROJECTS / "correct"), "--deliveries", str(DELIVERIES), "--quiet",
-            "--work-dir", str(tmp_path / "w")]
+    args = [
+        "--project-dir",
+        str(PROJECTS / "correct"),
+        "--deliveries",
+        str(DELIVERIES),
+        "--quiet",
+        "--work-dir",
+        str(tmp_path / "w"),
+    ]
     return seen, args
 
 
@@ -572,12 +663,15 @@ def test_the_cli_gives_each_check_its_own_typed_options(fake_session) -> None:
     assert seen["options"] == {"crash": crash.Options()}
 
 
-@pytest.mark.parametrize(("statuses", "code"), [
-    ((Status.PASS, Status.SKIPPED), 0),
-    ((Status.PASS, Status.FAIL), 1),
-    ((Status.PASS, Status.NOT_EXERCISED), 1),
-    ((Status.FAIL, Status.ERROR), 2),
-])
+@pytest.mark.parametrize(
+    ("statuses", "code"),
+    [
+        ((Status.PASS, Status.SKIPPED), 0),
+        ((Status.PASS, Status.FAIL), 1),
+        ((Status.PASS, Status.NOT_EXERCISED), 1),
+        ((Status.FAIL, Status.ERROR), 2),
+    ],
+)
 def test_the_exit_status_follows_the_worst_result(fake_session, capsys, statuses, code) -> None:
     seen, args = fake_session
     seen["results"] = [CheckResult(name=f"c{i}", status=s) for i, s in enumerate(statuses)]
