@@ -84,14 +84,15 @@ def test_each_classic_bug_fails_the_check_meant_for_it(mode: str, tmp_path: Path
 
 def assert_each_bug_failed_its_check(mode: str, code: int, out: str, text: str) -> None:
     """The models × checks table and the hints of a run of `classic_bugs_args` (also used by
-    tests/postgres/test_harness_on_postgres.py)."""
+    tests/postgres/test_harness_on_postgres.py)."""  # noqa: RUF002 the heading it names has a multiplication sign
     case = MODES[mode]
     assert code == 1, out
-    rows = text.split("### models × checks", 1)[1].strip().split("\n\n", 1)[0].splitlines()
+    heading = "### models × checks"  # noqa: RUF001 the summary's heading has a multiplication sign (U+00D7)
+    rows = text.split(heading, 1)[1].strip().split("\n\n", 1)[0].splitlines()
     header = [cell.strip() for cell in rows[0].strip("|").split("|")]
     assert header == ["model", "keys", "idempotency", "convergence"]
     table = {
-        cells[0]: dict(zip(header[1:], cells[1:]))
+        cells[0]: dict(zip(header[1:], cells[1:], strict=True))
         for cells in ([c.strip() for c in row.strip("|").split("|")] for row in rows[2:])
     }
     assert table[case["key"]]["keys"] == "DUPLICATE KEYS", text
@@ -151,7 +152,8 @@ def _as_hive_parquet(source: Path, dest: Path) -> None:
             folder = dest / table / f"batch={key}"
             folder.mkdir(parents=True)
             con.execute(
-                f"copy (select * from read_csv('{csv}', header = true)) to '{folder / 'part-0.parquet'}' (format parquet)"
+                f"copy (select * from read_csv('{csv}', header = true)) "
+                f"to '{folder / 'part-0.parquet'}' (format parquet)"
             )
     finally:
         con.close()

@@ -37,7 +37,7 @@ def test_the_keys_not_asserted_are_listed_with_why() -> None:
         assert f"key not asserted, {REPEATS}: daily (day), copies (event_key)" in text, text
         assert f"key not asserted, {NO_KEY}: log" in text, text
     header, rows = matrix(results)
-    cells = {row[0]: dict(zip(header[1:], row[1:])) for row in rows}
+    cells = {row[0]: dict(zip(header[1:], row[1:], strict=True)) for row in rows}
     assert cells["daily"]["keys"] == cells["copies"]["keys"] == "key repeats (declared)"
     assert cells["log"]["keys"] == "no key"
     assert cells["items"]["keys"] == "ok"  # asserted

@@ -100,7 +100,9 @@ def test_load_stamps_are_read_from_sources_and_models_and_filters_from_the_sql(t
             "materialized": "incremental",
             "meta": {"rerun_safe": {"load_stamp_columns": ["delivered_on"]}},
         },
-        "raw_code": "select * from s {% if is_incremental() %} where t > (select max(m.t) from {{ this }} m) {% endif %}",
+        "raw_code": (
+            "select * from s {% if is_incremental() %} where t > (select max(m.t) from {{ this }} m) {% endif %}"
+        ),
         "depends_on": {"nodes": ["model.p.up"]},
     }
     upstream = {

@@ -111,7 +111,7 @@ def test_the_pull_request_job_checks_the_changed_model(tmp_path: Path) -> None:
     assert suite is not None and suite.get("failures") == "1"
     summary = step_summary.read_text()
     assert "| idempotency | ❌ fail |" in summary and "order_item_totals" in summary
-    assert "### models × checks" in summary
+    assert "### models × checks" in summary  # noqa: RUF001 the heading has a multiplication sign (U+00D7)
     assert "| replay | ✅ pass |" in summary
     # Only the changed model was judged: its parents were built, listed as not selected.
     assert "`main.current_events` | not judged: not selected" in summary
