@@ -75,6 +75,7 @@ def test_keys_reports_the_figures_finish_built(tmp_path: Path, monkeypatch) -> N
     # judged" / "rows compared". They must be the ones finish() judged with, not edited after
     # the result was built (report, JUnit and Markdown all read result.exercised).
     from harness.checks import keys
+    from harness.context import finish
 
     built: list[dict[str, object]] = []
 
@@ -83,7 +84,7 @@ def test_keys_reports_the_figures_finish_built(tmp_path: Path, monkeypatch) -> N
         built.append(dict(result.exercised))
         return result
 
-    real_finish = keys.finish
+    real_finish = finish  # the one keys.py imports and calls
     monkeypatch.setattr(keys, "finish", recording_finish)
     result = run_fixture_check("keys", "correct", tmp_path / "work")
     assert result.status is Status.PASS, result.failure_message()

@@ -66,6 +66,7 @@ def test_exclude_leaves_a_model_out_of_every_build(workdir: Path) -> None:
     )
     assert ctx.selected is not None and "model.fixture_correct.daily_revenue" not in ctx.selected
     assert "model.fixture_correct.current_events" in ctx.selected
+    assert ctx.settings.scratch is not None
     profile = (ctx.settings.scratch.profiles_dir / "profiles.yml").read_text()
     assert "threads: 2" in profile
 
@@ -194,7 +195,7 @@ def test_unit_tests_run_only_with_the_flag(tmp_path: Path, capsys) -> None:
         "      rows:\n"
         "        - {company_id: c1, revenue_date: '2026-11-01', currency: EUR, net_cents: 6}\n"
     )
-    outputs = []
+    outputs: list[str] = []
     for flags in ([], ["--unit-tests"]):
         code = main(
             [

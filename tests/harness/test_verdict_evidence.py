@@ -15,7 +15,7 @@ from harness.context import CheckContext
 from harness.dbt_invoke import DbtRun, DbtSettings, NodeResult
 from harness.deliveries import write_reversed
 from harness.diff import Side, diff_sides, excerpt, relation_columns, shorten_where_they_differ
-from harness.engines.duckdb import DuckDBStore, take_snapshot
+from harness.engines.duckdb import DuckDBSql, DuckDBStore, take_snapshot
 from harness.results import CheckResult, Status
 from harness.runner import run_checks
 from harness.workspace import LANDING_PLACEHOLDER, cannot_start
@@ -100,7 +100,7 @@ def test_a_project_whose_build_cannot_start_says_so_once(tmp_path: Path, capsys)
 
 def test_a_long_value_is_shown_where_the_two_sides_differ() -> None:
     same = "x" * 60
-    rows = [("-", 1, "'k1'", f"'{same}AAAA'"), ("+", 1, "'k1'", f"'{same}BBBB'")]
+    rows: list[tuple[object, ...]] = [("-", 1, "'k1'", f"'{same}AAAA'"), ("+", 1, "'k1'", f"'{same}BBBB'")]
     left, right = (row[3] for row in shorten_where_they_differ(rows, (2,)))
     assert "AAAA" in str(left) and "BBBB" in str(right) and str(left).startswith("…")
     assert excerpt("short", 3) == "short"
@@ -118,7 +118,9 @@ def test_reversed_files_keep_header_values_and_mtime(tmp_path: Path) -> None:
     parquet = tmp_path / "p.parquet"
     duckdb.sql(f"copy (select range as id from range(5)) to '{parquet}' (format parquet)")
     write_reversed(parquet, tmp_path / "out" / "p.parquet")
-    reversed_ids = duckdb.sql(f"select id from '{tmp_path / 'out' / 'p.parquet'}'").fetchall()
+    relation = duckdb.sql(f"select id from '{tmp_path / 'out' / 'p.parquet'}'")
+    assert relation is not None  # a query gives a relation (None: a statement without rows)
+    reversed_ids = relation.fetchall()
     assert [r[0] for r in reversed_ids] == [4, 3, 2, 1, 0]
 
 
@@ -142,7 +144,7 @@ def test_a_lane_s_landing_folder_compares_as_a_placeholder(tmp_path: Path) -> No
 
 
 def test_repeated_keys_with_a_null_column_are_counted(tmp_path: Path) -> None:
-    con = duckdb.connect()
+    con = DuckDBSql(duckdb.connect())
     con.execute("create table l as select * from (values ('e1', null, 1), ('e2', 'R', 2)) t(id, code, n)")
     con.execute("create table r as select * from l union all select 'e1', null, 1")
     diff = diff_sides(
@@ -190,7 +192,7 @@ def test_a_model_reading_its_files_layout_and_its_children_only_warn(tmp_path: P
 
 
 def test_a_diff_keeps_a_few_new_values_of_each_changed_column() -> None:
-    con = duckdb.connect()
+    con = DuckDBSql(duckdb.connect())
     con.execute("create table l as select * from (values (1, 'a', 10), (2, 'b', 20)) t(id, name, cents)")
     con.execute("create table r as select id, name, cents + 5 as cents from l")
     diff = diff_sides(

@@ -22,14 +22,16 @@ from harness.checks.base import Check, NoOptions
 from harness.compare import Purpose, compare_snapshots
 from harness.context import CheckContext, finish
 from harness.dbt_invoke import DbtSettings, build_args
-from harness.deliveries import discover_batches, landed_path, mark_unread, reads_observable, was_read
+from harness.deliveries import Batch, discover_batches, landed_path, mark_unread, reads_observable, was_read
 from harness.diff import Side, diff_sides, relation_columns
-from harness.engines.duckdb import take_snapshot
+from harness.engines.base import Snapshot
+from harness.engines.duckdb import DuckDBSql, take_snapshot
+from harness.errors import Refused
 from harness.project import CompareMode, Model, Project, RerunSafeMeta
 from harness.reference import Reference
 from harness.results import CheckResult, Comparison, Interruption, Status, TableDiff, Trial
 from harness.runner import run_checks
-from harness.target import SCHEMA_ENV, WAREHOUSE_ENV, Refused, ScratchProfile, check_locations, scratch_profile
+from harness.target import SCHEMA_ENV, WAREHOUSE_ENV, ScratchProfile, check_locations, scratch_profile
 from harness.workspace import Lane, Spawned
 from tests.harness.helpers import DELIVERIES, PROJECTS
 
@@ -44,11 +46,12 @@ def _diff(tmp_path: Path, left_sql: str, right_sql: str, **kwargs) -> TableDiff:
         con.execute(sql)
     con.execute("use memory")
     try:
+        wrapped = DuckDBSql(con)
         return diff_sides(
-            con,
+            wrapped,
             "main.t",
-            Side("l.main.t", relation_columns(con, "l.main.t")),
-            Side("r.main.t", relation_columns(con, "r.main.t")),
+            Side("l.main.t", relation_columns(wrapped, "l.main.t")),
+            Side("r.main.t", relation_columns(wrapped, "r.main.t")),
             **kwargs,
         )
     finally:
@@ -402,19 +405,21 @@ def test_the_default_crash_batch_is_the_middle_one() -> None:
 
 
 class _Lane:
+    """A lane that builds nothing: it records each call of a trial, files and checkpoints by name."""
+
     def __init__(self, problems: list[list[str]]) -> None:
         self.calls: list[tuple] = []
         self.problems = problems  # per dbt call after the stop: its problems
         self.store = SimpleNamespace(discard=lambda snapshot: self.calls.append(("discard", snapshot)))
 
     def restore(self, checkpoint):
-        self.calls.append(("restore", checkpoint))
+        self.calls.append(("restore", str(checkpoint)))
 
     def reset_deliveries(self, before, new):
-        self.calls.append(("reset", tuple(before), tuple(new)))
+        self.calls.append(("reset", tuple(map(str, before)), tuple(map(str, new))))
 
     def deliver(self, files):
-        self.calls.append(("deliver", tuple(files)))
+        self.calls.append(("deliver", tuple(map(str, files))))
 
     def dbt(self, command, **kwargs):
         self.calls.append(("dbt", command))
@@ -424,15 +429,16 @@ class _Lane:
         return f"snapshot {label}"
 
 
-def _ref() -> Reference:
-    files = [("f1",), ("f2",), ("f3",)]
+def _ref(root: Path) -> Reference:
+    """A clean reference of 3 batches of one file each (f1, f2, f3), checkpoints c0..c3 and
+    snapshots s0..s3; a trial hands them to `_Lane` and to the fake compare, which name them."""
     return Reference(
-        lane=None,
-        batches=[SimpleNamespace(files=f, key=f"k{j}") for j, f in enumerate(files, start=1)],
-        project=None,
+        lane=Lane(root, DbtSettings(project_dir=root), progress=lambda _: None),
+        batches=[Batch(key=f"k{j}", files=(Path(f"f{j}"),)) for j in range(1, 4)],
+        project=Project("p", ()),
         selected=None,
-        checkpoints={j: f"c{j}" for j in range(4)},
-        snapshots={j: f"s{j}" for j in range(4)},
+        checkpoints={j: Path(f"c{j}") for j in range(4)},
+        snapshots={j: Snapshot(label=f"s{j}", path=None, relations=()) for j in range(4)},
     )
 
 
@@ -451,15 +457,15 @@ def _try(
     compared: list[str] = []
 
     def fake_compare(left, right, project, **kwargs):
-        compared.append(left)
-        extra = 1 if left in differs else 0
+        compared.append(left.label)
+        extra = 1 if left.label in differs else 0
         return _comparison(TableDiff(table="main.t", left_rows=3, right_rows=3 + extra, surplus_right=extra))
 
     monkeypatch.setattr(reference, "compare_snapshots", fake_compare)
     ctx = CheckContext(settings=DbtSettings(project_dir=tmp_path), workdir=tmp_path)
     lane = _Lane([list(p) for p in problems])
-    point = crash.Point(2, crash.Interruption.SIGKILL, "batch 2: SIGKILL", lambda _: stopped)
-    trial, comparisons = crash._try(ctx, _ref(), lane, point, 1)  # type: ignore[arg-type]
+    point = crash.Point(2, Interruption.SIGKILL, "batch 2: SIGKILL", lambda _: stopped)
+    trial, comparisons = crash._try(ctx, _ref(tmp_path), lane, point, 1)  # type: ignore[arg-type]  # _Lane: a fake Lane
     return trial, comparisons, compared, lane.calls
 
 
@@ -488,7 +494,7 @@ def test_a_difference_after_the_last_batch_fails_the_point(tmp_path: Path, monke
 def test_a_kill_after_the_build_ended_is_not_reached(tmp_path: Path, monkeypatch) -> None:
     ended = crash.Stopped("not interrupted: the build had ended (exit 0) before the kill", reached=False)
     trial, *_ = _try(tmp_path, monkeypatch, stopped=ended)
-    assert trial.survived and not trial.reached and trial.interruption is crash.Interruption.SIGKILL
+    assert trial.survived and not trial.reached and trial.interruption is Interruption.SIGKILL
 
 
 def test_findings_fail_on_a_build_error_or_a_duplicate_key_no_earlier_check_reported() -> None:

@@ -32,6 +32,7 @@ def load_workflow() -> dict:
 def test_the_workflow_runs_make_test_and_the_harness_on_pull_requests() -> None:
     workflow = load_workflow()
     triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as true
+    assert triggers is not None, workflow
     assert "pull_request" in triggers and "push" in triggers
     test_steps = workflow["jobs"]["test"]["steps"]
     assert any(step.get("run") == "make test" for step in test_steps)
