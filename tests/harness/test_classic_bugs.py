@@ -12,6 +12,7 @@ delivery modes; the correct twins pass `all`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -23,11 +24,27 @@ from tests.harness.helpers import DELIVERIES, FIXTURES, PROJECTS
 
 SOURCE_DELIVERIES = FIXTURES / "deliveries_sources"
 
+
+@dataclass(frozen=True)
+class Mode:
+    """A buggy twin: its project, deliveries and extra flags, and the model with each bug."""
+
+    project: str
+    deliveries: Path
+    extra: tuple[str, ...]
+    gt: str  # drops a late row (convergence)
+    gte: str  # appends rows again (idempotency)
+    key: str  # repeats its key (keys)
+    now: str  # stamps the build's time (idempotency)
+    late: str  # drops a late row behind its lookback (convergence)
+    key_sample: str  # the sample of its duplicate keys
+
+
 MODES = {
-    "landing": dict(
+    "landing": Mode(
         project="buggy",
         deliveries=DELIVERIES,
-        extra=[],
+        extra=(),
         gt="append_gt",
         gte="append_gte",
         key="merge_non_unique",
@@ -35,10 +52,10 @@ MODES = {
         late="lookback_zero",
         key_sample="'i1' x3",
     ),
-    "sources": dict(
+    "sources": Mode(
         project="jaffle_sources_buggy",
         deliveries=SOURCE_DELIVERIES,
-        extra=["--load-sources"],
+        extra=("--load-sources",),
         gt="orders_append_gt",
         gte="orders_append_gte",
         key="payments_by_order",
@@ -59,10 +76,10 @@ def classic_bugs_args(mode: str, summary: Path, work: Path) -> list[str]:
     return [
         "all",
         "--project-dir",
-        str(PROJECTS / case["project"]),
+        str(PROJECTS / case.project),
         "--deliveries",
-        str(case["deliveries"]),
-        *case["extra"],
+        str(case.deliveries),
+        *case.extra,
         "--only",
         "keys",
         "idempotency",
@@ -95,19 +112,19 @@ def assert_each_bug_failed_its_check(mode: str, code: int, out: str, text: str) 
         cells[0]: dict(zip(header[1:], cells[1:], strict=True))
         for cells in ([c.strip() for c in row.strip("|").split("|")] for row in rows[2:])
     }
-    assert table[case["key"]]["keys"] == "DUPLICATE KEYS", text
-    assert table[case["gte"]]["idempotency"] == "DIFF" and table[case["now"]]["idempotency"] == "DIFF", text
-    assert table[case["gt"]]["convergence"] == "DIFF" and table[case["late"]]["convergence"] == "DIFF", text
+    assert table[case.key]["keys"] == "DUPLICATE KEYS", text
+    assert table[case.gte]["idempotency"] == "DIFF" and table[case.now]["idempotency"] == "DIFF", text
+    assert table[case.gt]["convergence"] == "DIFF" and table[case.late]["convergence"] == "DIFF", text
     # each once: later checks list what idempotency already reported
-    assert table[case["gte"]]["convergence"] == "= idempotency" and table[case["now"]]["convergence"] == "= idempotency"
-    assert table[case["gt"]]["idempotency"] == "ok" and table[case["late"]]["idempotency"] in ("ok", "= keys")
-    assert table[case["gt"]]["keys"] == "no key"  # append, no key: listed, not "ok"
+    assert table[case.gte]["convergence"] == "= idempotency" and table[case.now]["convergence"] == "= idempotency"
+    assert table[case.gt]["idempotency"] == "ok" and table[case.late]["idempotency"] in ("ok", "= keys")
+    assert table[case.gt]["keys"] == "no key"  # append, no key: listed, not "ok"
     # readable hints and named duplicate keys
-    assert f"hint: {case['gte']}: {APPEND_DUPLICATES}" in out
-    assert f"hint: {case['now']}: volatile column(s)" in out
-    assert f"hint: {case['gt']}: {DROPPED_LATE}" in out
-    assert f"hint: {case['late']}: {DROPPED_LATE}" in out
-    assert f"DUPLICATE KEYS {case['key']}:" in out and case["key_sample"] in out
+    assert f"hint: {case.gte}: {APPEND_DUPLICATES}" in out
+    assert f"hint: {case.now}: volatile column(s)" in out
+    assert f"hint: {case.gt}: {DROPPED_LATE}" in out
+    assert f"hint: {case.late}: {DROPPED_LATE}" in out
+    assert f"DUPLICATE KEYS {case.key}:" in out and case.key_sample in out
 
 
 def test_the_sources_twin_passes_all(tmp_path: Path, capsys) -> None:
