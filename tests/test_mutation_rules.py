@@ -1,6 +1,7 @@
 """The rule table of `make mutate` stays true: every rule of mutation/rules.yml is stated in its
 page (its quote is there, whitespace folded), is pinned by tests that exist, and is broken by at
 least one mutant; every mutant names a known rule, and every test a mutant or a rule names exists."""
+
 from __future__ import annotations
 
 import ast

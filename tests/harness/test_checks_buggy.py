@@ -26,7 +26,9 @@ def test_idempotency_catches_blind_append_and_current_time(workdir: Path) -> Non
     assert set(current.changed_columns) == {"computed_at"}
     assert current.keys_changed == current.left_rows
     assert {table for table, where in result.failing_tables().items() if where != ["key check"]} == {
-        "blind_append", "current_time", "append_gte",
+        "blind_append",
+        "current_time",
+        "append_gte",
     }
     # The key check after every build: unique_keys that are not unique in the model's rows,
     # whatever the strategy (lookback_zero, delete+insert, holds the two payloads of e9 v1).
@@ -56,8 +58,10 @@ def test_keys_catches_a_delete_insert_key_that_repeats(workdir: Path) -> None:
     for text in (render_terminal([result]), render_markdown([result])):
         assert "DUPLICATE KEYS delete_insert_non_unique: (order_item_id) [unique_key config] is not unique" in text
         assert f"hint: delete_insert_non_unique: {DELETE_INSERT_DUPLICATES}" in text
-        assert ("key not asserted, no unique_key and no unique / unique_combination test: "
-                "append_gt, append_gte, blind_append, claimed_events, claimed_files") in text
+        assert (
+            "key not asserted, no unique_key and no unique / unique_combination test: "
+            "append_gt, append_gte, blind_append, claimed_events, claimed_files"
+        ) in text
     assert "duplicate keys in delete_insert_non_unique, lookback_zero, merge_non_unique" in result.headline()
 
 
@@ -90,9 +94,7 @@ def test_convergence_catches_merge_on_non_unique_key_and_zero_lookback(workdir: 
     assert lookback.keys_removed == 1
     assert "e8" in lookback.sample
     assert lookback.surplus_left == 2 and lookback.surplus_right == 0
-    assert {"blind_append", "merge_non_unique", "lookback_zero", "current_time"} <= set(
-        result.failing_tables()
-    )
+    assert {"blind_append", "merge_non_unique", "lookback_zero", "current_time"} <= set(result.failing_tables())
 
 
 def test_replay_catches_blind_append(workdir: Path) -> None:

@@ -14,6 +14,7 @@ import pytest
 
 from harness import childlog
 from harness.dbt_invoke import DbtSettings, build_args, read_run_results, subprocess_command
+from harness.errors import ChildLogError
 from tests.harness.helpers import FIXTURES
 
 LOGS = FIXTURES / "dbt_json_log"
@@ -84,9 +85,9 @@ def test_a_stack_trace_is_never_the_message(tmp_path: Path) -> None:
 def test_a_text_log_is_a_clear_error(tmp_path: Path) -> None:
     log = tmp_path / "dbt.log"
     log.write_text("\n[0m12:00:00.1  Running with dbt=1.11.16\n")
-    with pytest.raises(childlog.ChildLogError, match=r"dbt\.log line 2 is not one of dbt's JSON log events"):
+    with pytest.raises(ChildLogError, match=r"dbt\.log line 2 is not one of dbt's JSON log events"):
         childlog.progress(log)
-    with pytest.raises(childlog.ChildLogError, match="--log-format-file json"):
+    with pytest.raises(ChildLogError, match="--log-format-file json"):
         childlog.wait_for_execution(log, lambda: False)
 
 

@@ -21,7 +21,11 @@ REPO = Path(__file__).resolve().parents[2]
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "harness", *args],
-        cwd=REPO, capture_output=True, text=True, timeout=300, check=False,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
 
 
@@ -29,11 +33,16 @@ def test_idempotency_on_the_twin_exits_0_and_writes_reports(tmp_path: Path) -> N
     junit, summary = tmp_path / "junit.xml", tmp_path / "summary.md"
     done = run_cli(
         "idempotency",
-        "--project-dir", str(PROJECTS / "correct"),
-        "--deliveries", str(DELIVERIES),
-        "--work-dir", str(tmp_path / "work"),
-        "--junit", str(junit),
-        "--summary", str(summary),
+        "--project-dir",
+        str(PROJECTS / "correct"),
+        "--deliveries",
+        str(DELIVERIES),
+        "--work-dir",
+        str(tmp_path / "work"),
+        "--junit",
+        str(junit),
+        "--summary",
+        str(summary),
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "== idempotency: PASS" in done.stdout
@@ -55,10 +64,14 @@ def test_idempotency_on_a_buggy_model_exits_1_with_the_failure_in_junit(tmp_path
     junit = tmp_path / "junit.xml"
     done = run_cli(
         "idempotency",
-        "--project-dir", str(PROJECTS / "buggy"),
-        "--deliveries", str(DELIVERIES),
-        "--select", "current_time",
-        "--junit", str(junit),
+        "--project-dir",
+        str(PROJECTS / "buggy"),
+        "--deliveries",
+        str(DELIVERIES),
+        "--select",
+        "current_time",
+        "--junit",
+        str(junit),
         "--quiet",
     )
     assert done.returncode == 1, done.stdout + done.stderr
@@ -71,10 +84,20 @@ def test_idempotency_on_a_buggy_model_exits_1_with_the_failure_in_junit(tmp_path
 
 
 def test_a_selection_that_matches_nothing_is_an_error(tmp_path: Path, capsys) -> None:
-    code = main([
-        "idempotency", "--project-dir", str(PROJECTS / "correct"), "--deliveries", str(DELIVERIES),
-        "--select", "no_such_model", "--work-dir", str(tmp_path), "--quiet",
-    ])
+    code = main(
+        [
+            "idempotency",
+            "--project-dir",
+            str(PROJECTS / "correct"),
+            "--deliveries",
+            str(DELIVERIES),
+            "--select",
+            "no_such_model",
+            "--work-dir",
+            str(tmp_path),
+            "--quiet",
+        ]
+    )
     assert code == 2
     assert "matched nothing" in capsys.readouterr().err
 

@@ -4,6 +4,7 @@ but replay."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TypedDict
 
 import duckdb
 import pytest
@@ -64,7 +65,12 @@ def _snapshot_warehouse(path: Path, ran_at: str, price: int) -> Path:
     return path
 
 
-CONVERGE = {"label": "x", "purpose": Purpose.CONVERGE}
+class _ComparedAs(TypedDict):
+    label: str
+    purpose: Purpose
+
+
+CONVERGE: _ComparedAs = {"label": "x", "purpose": Purpose.CONVERGE}
 
 
 def _snapshot_model(strategy: str, renamed: dict[str, str] | None = None) -> Model:

@@ -19,14 +19,10 @@ CLAIMS = ("claimed_files", "claimed_events")
 def test_a_stop_between_claim_and_load_loses_the_batch(workdir: Path) -> None:
     # Batch 2 stops after claimed_files: the rebuild claims nothing, so batch 2's three rows
     # are missing after the rebuild and still missing after batch 3.
-    result = run_fixture_check(
-        "crash", "buggy", workdir, select=CLAIMS, crash_batches=[2], kill_points=0
-    )
+    result = run_fixture_check("crash", "buggy", workdir, select=CLAIMS, crash_batches=[2], kill_points=0)
     assert result.status is Status.FAIL
     stopped, whole = result.trials
-    assert stopped.label == (
-        "batch 2/3 (2026-11-02): stopped after 1 of 2 nodes (last built: claimed_files)"
-    )
+    assert stopped.label == ("batch 2/3 (2026-11-02): stopped after 1 of 2 nodes (last built: claimed_files)")
     assert not stopped.survived
     assert stopped.tables == [
         "claimed_events (rows removed; after the rebuild)",
@@ -50,7 +46,12 @@ def test_a_fault_var_fails_each_model_before_commit(workdir: Path) -> None:
     # --fault-var: the project fails the named model after its write, before COMMIT. Failing
     # claimed_files rolls the claim back (survives); failing claimed_events loses batch 3.
     result = run_fixture_check(
-        "crash", "buggy", workdir, select=CLAIMS, crash_batches=[3], kill_points=0,
+        "crash",
+        "buggy",
+        workdir,
+        select=CLAIMS,
+        crash_batches=[3],
+        kill_points=0,
         fault_var="fixture_fail_model",
     )
     assert result.status is Status.FAIL
@@ -63,9 +64,7 @@ def test_a_fault_var_fails_each_model_before_commit(workdir: Path) -> None:
 
 
 def test_the_correct_twin_survives_stops_and_kills(workdir: Path) -> None:
-    result = run_fixture_check(
-        "crash", "correct", workdir, crash_batches=[3], crash_points=2, kill_points=2, seed=7
-    )
+    result = run_fixture_check("crash", "correct", workdir, crash_batches=[3], crash_points=2, kill_points=2, seed=7)
     assert result.status is Status.PASS, result.failure_message()
     assert len(result.trials) == 4 and all(t.survived for t in result.trials)
     kills = [t for t in result.trials if t.interruption is Interruption.SIGKILL]
@@ -73,7 +72,8 @@ def test_the_correct_twin_survives_stops_and_kills(workdir: Path) -> None:
     for trial in kills:
         assert "SIGKILL" in trial.label
         assert trial.outcome.startswith("killed " if trial.reached else "not interrupted")
-    assert result.metrics["build order"].startswith("file_events > landed_events > current_events")
+    build_order = result.metrics["build order"]
+    assert isinstance(build_order, str) and build_order.startswith("file_events > landed_events > current_events")
     assert "not judged: main.run_log: not a model of the project" in " ".join(result.notes)
     assert result.headline() == "4 of 4 crash point(s) survived"
 

@@ -8,6 +8,7 @@ import duckdb
 import pytest
 
 from harness.diff import Side, diff_sides, relation_columns
+from harness.engines.duckdb import DuckDBSql
 from harness.results import Column, Retyped, SchemaDiff
 
 
@@ -39,10 +40,12 @@ def attach(tmp_path: Path):
 
 def diff(con: duckdb.DuckDBPyConnection, **kwargs):
     left, right = "l.main.t", "r.main.t"
+    wrapped = DuckDBSql(con)
     return diff_sides(
-        con, "main.t",
-        Side(left, relation_columns(con, left)),
-        Side(right, relation_columns(con, right)),
+        wrapped,
+        "main.t",
+        Side(left, relation_columns(wrapped, left)),
+        Side(right, relation_columns(wrapped, right)),
         **kwargs,
     )
 

@@ -51,10 +51,20 @@ def test_one_batch_key_skips_batches_with_its_reason(tmp_path: Path, capsys) -> 
     one.mkdir()
     for path in DELIVERIES.glob("2026-11-01_*.csv"):
         shutil.copy2(path, one / path.name)
-    code = main([
-        "all", "--project-dir", str(PROJECTS / "correct"), "--deliveries", str(one),
-        "--only", "batches", "--work-dir", str(tmp_path / "w"), "--quiet",
-    ])
+    code = main(
+        [
+            "all",
+            "--project-dir",
+            str(PROJECTS / "correct"),
+            "--deliveries",
+            str(one),
+            "--only",
+            "batches",
+            "--work-dir",
+            str(tmp_path / "w"),
+            "--quiet",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     assert "== batches: SKIPPED (0.0 s): does not apply: one batch key only" in out
@@ -65,6 +75,7 @@ def test_keys_reports_the_figures_finish_built(tmp_path: Path, monkeypatch) -> N
     # judged" / "rows compared". They must be the ones finish() judged with, not edited after
     # the result was built (report, JUnit and Markdown all read result.exercised).
     from harness.checks import keys
+    from harness.context import finish
 
     built: list[dict[str, object]] = []
 
@@ -73,9 +84,13 @@ def test_keys_reports_the_figures_finish_built(tmp_path: Path, monkeypatch) -> N
         built.append(dict(result.exercised))
         return result
 
-    real_finish = keys.finish
+    real_finish = finish  # the one keys.py imports and calls
     monkeypatch.setattr(keys, "finish", recording_finish)
     result = run_fixture_check("keys", "correct", tmp_path / "work")
     assert result.status is Status.PASS, result.failure_message()
     assert built == [result.exercised], "the key check changed its figures after finish()"
-    assert result.exercised == {"grains asserted": 6, "rows checked": 54, "builds key-checked": 1}  # loaded_events: 1 grain, 11 rows
+    assert result.exercised == {
+        "grains asserted": 6,
+        "rows checked": 54,
+        "builds key-checked": 1,
+    }  # loaded_events: 1 grain, 11 rows

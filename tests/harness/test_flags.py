@@ -23,12 +23,27 @@ def test_per_model_with_a_selection_builds_the_parents_first(workdir: Path) -> N
 
 
 def test_skip_and_only_list_the_checks_left_out(tmp_path: Path, capsys) -> None:
-    code = main([
-        "all", "--project-dir", str(PROJECTS / "correct"), "--deliveries", str(DELIVERIES),
-        "--only", "keys", "idempotency", "--skip", "idempotency",
-        "--exclude", "daily_revenue", "--threads", "2",
-        "--work-dir", str(tmp_path), "--quiet",
-    ])
+    code = main(
+        [
+            "all",
+            "--project-dir",
+            str(PROJECTS / "correct"),
+            "--deliveries",
+            str(DELIVERIES),
+            "--only",
+            "keys",
+            "idempotency",
+            "--skip",
+            "idempotency",
+            "--exclude",
+            "daily_revenue",
+            "--threads",
+            "2",
+            "--work-dir",
+            str(tmp_path),
+            "--quiet",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     assert "== keys: PASS" in out
@@ -45,11 +60,13 @@ def test_exclude_leaves_a_model_out_of_every_build(workdir: Path) -> None:
 
     project = PROJECTS / "correct"
     ctx = open_session(
-        DbtSettings(project, project, exclude=("daily_revenue",), threads=2), workdir / "excluded",
+        DbtSettings(project, project, exclude=("daily_revenue",), threads=2),
+        workdir / "excluded",
         deliveries=DELIVERIES,
     )
     assert ctx.selected is not None and "model.fixture_correct.daily_revenue" not in ctx.selected
     assert "model.fixture_correct.current_events" in ctx.selected
+    assert ctx.settings.scratch is not None
     profile = (ctx.settings.scratch.profiles_dir / "profiles.yml").read_text()
     assert "threads: 2" in profile
 
@@ -67,10 +84,21 @@ def _state_of(project: Path, state: Path) -> None:
     previous = os.environ.get("DBT_DUCKDB_PATH")
     os.environ["DBT_DUCKDB_PATH"] = str(state / "unused.duckdb")
     try:
-        outcome = dbtRunner().invoke([
-            "parse", "--project-dir", str(project), "--profiles-dir", str(project),
-            "--target-path", str(state), "--log-path", str(state / "logs"), "--log-level", "none",
-        ])
+        outcome = dbtRunner().invoke(
+            [
+                "parse",
+                "--project-dir",
+                str(project),
+                "--profiles-dir",
+                str(project),
+                "--target-path",
+                str(state),
+                "--log-path",
+                str(state / "logs"),
+                "--log-level",
+                "none",
+            ]
+        )
     finally:
         if previous is None:
             os.environ.pop("DBT_DUCKDB_PATH", None)
@@ -86,16 +114,34 @@ def test_state_modified_defer_judges_only_the_changed_model_and_its_children(tmp
     _state_of(project, state)
     # The pull request: order_item_totals gets a column stamped with the build time.
     model = project / "models" / "order_item_totals.sql"
-    model.write_text(model.read_text().replace(
-        "    count(*) as event_count\n", "    count(*) as event_count,\n    now() as refreshed_at\n"
-    ))
+    model.write_text(
+        model.read_text().replace(
+            "    count(*) as event_count\n", "    count(*) as event_count,\n    now() as refreshed_at\n"
+        )
+    )
     junit = tmp_path / "junit.xml"
-    code = main([
-        "all", "--project-dir", str(project), "--deliveries", str(DELIVERIES),
-        "--select", "state:modified+", "--state", str(state), "--defer",
-        "--only", "keys", "idempotency", "--junit", str(junit),
-        "--work-dir", str(tmp_path / "work"), "--quiet",
-    ])
+    code = main(
+        [
+            "all",
+            "--project-dir",
+            str(project),
+            "--deliveries",
+            str(DELIVERIES),
+            "--select",
+            "state:modified+",
+            "--state",
+            str(state),
+            "--defer",
+            "--only",
+            "keys",
+            "idempotency",
+            "--junit",
+            str(junit),
+            "--work-dir",
+            str(tmp_path / "work"),
+            "--quiet",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 1, out
     assert "== idempotency: FAIL" in out and "1 table(s) differ: order_item_totals" in out
@@ -111,10 +157,22 @@ def test_state_modified_with_nothing_changed_skips_every_check(tmp_path: Path, c
     project = _copy_project(tmp_path)
     state = tmp_path / "state"
     _state_of(project, state)
-    code = main([
-        "all", "--project-dir", str(project), "--deliveries", str(DELIVERIES),
-        "--select", "state:modified+", "--state", str(state), "--work-dir", str(tmp_path / "work"), "--quiet",
-    ])
+    code = main(
+        [
+            "all",
+            "--project-dir",
+            str(project),
+            "--deliveries",
+            str(DELIVERIES),
+            "--select",
+            "state:modified+",
+            "--state",
+            str(state),
+            "--work-dir",
+            str(tmp_path / "work"),
+            "--quiet",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     assert "== idempotency: SKIPPED (0.0 s): no node changed: --select state:modified+" in out
@@ -137,10 +195,21 @@ def test_unit_tests_run_only_with_the_flag(tmp_path: Path, capsys) -> None:
         "      rows:\n"
         "        - {company_id: c1, revenue_date: '2026-11-01', currency: EUR, net_cents: 6}\n"
     )
-    outputs = []
+    outputs: list[str] = []
     for flags in ([], ["--unit-tests"]):
-        code = main(["keys", "--project-dir", str(project), "--deliveries", str(DELIVERIES), *flags,
-                     "--work-dir", str(tmp_path / f"work{len(outputs)}"), "--quiet"])
+        code = main(
+            [
+                "keys",
+                "--project-dir",
+                str(project),
+                "--deliveries",
+                str(DELIVERIES),
+                *flags,
+                "--work-dir",
+                str(tmp_path / f"work{len(outputs)}"),
+                "--quiet",
+            ]
+        )
         outputs.append(capsys.readouterr().out)
         assert code == 0, outputs[-1]  # a failing test is the project's finding, not the check's
     assert "revenue_of_one_sale_is_wrong_on_purpose" not in outputs[0], outputs[0]

@@ -80,9 +80,7 @@ def test_a_build_stamp_is_volatile_only_where_the_sql_computes_one() -> None:
     diff = keyed(**COLUMNS_ONLY)
     stamped = model_sql(node("select id, now() as computed_at from {{ ref('x') }}"))
     assert stamped.build_time == ("now()",)
-    assert hint_for(diff, "idempotency", RERUN, stamped) == VOLATILE.format(
-        columns="balance_cents", functions="now()"
-    )
+    assert hint_for(diff, "idempotency", RERUN, stamped) == VOLATILE.format(columns="balance_cents", functions="now()")
     # no build-time function in the SQL, or nothing known of the model: no volatile_columns
     for sql in (model_sql(node("select id, amount from {{ ref('x') }}")), None):
         hint = hint_for(diff, "idempotency", RERUN, sql)
@@ -170,8 +168,12 @@ def test_an_updated_key_appended_without_unique_key_is_named() -> None:
 
 def test_a_merge_key_with_a_null_column_is_named() -> None:
     doubled = TableDiff(
-        table="main.m", key=("id", "code"), surplus_right=8, duplicated_groups=8,
-        duplicate_keys_right=8, null_key_duplicates_right=8,
+        table="main.m",
+        key=("id", "code"),
+        surplus_right=8,
+        duplicated_groups=8,
+        duplicate_keys_right=8,
+        null_key_duplicates_right=8,
     )
     assert hint_for(doubled, "idempotency", RERUN, ModelSql(unique_key=True)) == NULLABLE_KEY.format(keys=8)
     doubled.null_key_duplicates_right = 0

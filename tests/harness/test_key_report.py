@@ -13,7 +13,9 @@ NO_KEY = "no unique_key and no unique / unique_combination test"
 
 def _results() -> list[CheckResult]:
     keys = CheckResult(
-        name="keys", status=Status.PASS, exercised={"grains asserted": 1, "rows checked": 9},
+        name="keys",
+        status=Status.PASS,
+        exercised={"grains asserted": 1, "rows checked": 9},
         keys_not_asserted=[
             KeyNotAsserted("daily", "main.daily", REPEATS, ("day",)),
             KeyNotAsserted("copies", "main.copies", REPEATS, ("event_key",)),
@@ -22,7 +24,8 @@ def _results() -> list[CheckResult]:
     )
     tables = ("main.daily", "main.copies", "main.log", "main.items")
     idempotency = CheckResult(
-        name="idempotency", status=Status.PASS,
+        name="idempotency",
+        status=Status.PASS,
         comparisons=[Comparison("twice", "a", "b", diffs=[TableDiff(t, left_rows=1, right_rows=1) for t in tables])],
     )
     return [keys, idempotency]
@@ -34,7 +37,7 @@ def test_the_keys_not_asserted_are_listed_with_why() -> None:
         assert f"key not asserted, {REPEATS}: daily (day), copies (event_key)" in text, text
         assert f"key not asserted, {NO_KEY}: log" in text, text
     header, rows = matrix(results)
-    cells = {row[0]: dict(zip(header[1:], row[1:])) for row in rows}
+    cells = {row[0]: dict(zip(header[1:], row[1:], strict=True)) for row in rows}
     assert cells["daily"]["keys"] == cells["copies"]["keys"] == "key repeats (declared)"
     assert cells["log"]["keys"] == "no key"
     assert cells["items"]["keys"] == "ok"  # asserted

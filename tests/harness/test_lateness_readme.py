@@ -38,7 +38,11 @@ def test_the_readme_lateness_command_writes_its_picture(tmp_path: Path) -> None:
     argv[argv.index("--histogram") + 1] = str(picture)
     done = subprocess.run(
         [sys.executable, *argv[1:], "--work-dir", str(tmp_path / "work")],
-        cwd=REPO, capture_output=True, text=True, timeout=300, check=False,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"histogram: {picture}" in done.stdout

@@ -22,7 +22,9 @@ def test_restamp_gives_each_delivery_the_natural_stamp_of_its_slot(tmp_path: Pat
     assert stamps.detect(natural) == ("_loaded_at",)  # ingested_at varies inside a batch
     values = stamps.batch_stamps(natural, ["_loaded_at"])
     assert [v["_loaded_at"] for v in values] == [
-        "2026-11-01T12:00:00Z", "2026-11-02T13:00:00Z", "2026-11-03T12:00:00Z",
+        "2026-11-01T12:00:00Z",
+        "2026-11-02T13:00:00Z",
+        "2026-11-03T12:00:00Z",
     ]
     reverse = stamps.restamp(list(reversed(natural)), values, DELIVERIES, tmp_path)
     first = reverse[0].files[0]
@@ -36,7 +38,10 @@ def test_restamp_gives_each_delivery_the_natural_stamp_of_its_slot(tmp_path: Pat
 @pytest.fixture(scope="module")
 def declared(tmp_path_factory: pytest.TempPathFactory):
     return run_fixture_check(
-        "batches", "correct", tmp_path_factory.mktemp("declared"), select=("loaded_events",),
+        "batches",
+        "correct",
+        tmp_path_factory.mktemp("declared"),
+        select=("loaded_events",),
         splits=("reverse",),
     )
 
@@ -52,9 +57,15 @@ def test_an_undeclared_high_water_mark_is_a_warning_naming_the_column(tmp_path: 
     project = tmp_path / "project"
     shutil.copytree(PROJECTS / "correct", project, ignore=shutil.ignore_patterns("target", "logs", "*.duckdb"))
     model = project / "models" / "loaded_events.sql"
-    model.write_text(model.read_text().replace("    meta={'rerun_safe': {'load_stamp_columns': ['_loaded_at']}},\n", ""))
+    model.write_text(
+        model.read_text().replace("    meta={'rerun_safe': {'load_stamp_columns': ['_loaded_at']}},\n", "")
+    )
     result = run_fixture_check(
-        "batches", "correct", tmp_path / "work", project_dir=project, select=("loaded_events",),
+        "batches",
+        "correct",
+        tmp_path / "work",
+        project_dir=project,
+        select=("loaded_events",),
         splits=("reverse",),
     )
     assert result.status is Status.PASS, result.failure_message()
@@ -81,21 +92,37 @@ def test_load_stamps_are_read_from_sources_and_models_and_filters_from_the_sql(t
     from harness.project import load_manifest
 
     model = {
-        "resource_type": "model", "package_name": "p", "name": "m", "schema": "main", "config": {
-            "materialized": "incremental", "meta": {"rerun_safe": {"load_stamp_columns": ["delivered_on"]}},
+        "resource_type": "model",
+        "package_name": "p",
+        "name": "m",
+        "schema": "main",
+        "config": {
+            "materialized": "incremental",
+            "meta": {"rerun_safe": {"load_stamp_columns": ["delivered_on"]}},
         },
-        "raw_code": "select * from s {% if is_incremental() %} where t > (select max(m.t) from {{ this }} m) {% endif %}",
+        "raw_code": (
+            "select * from s {% if is_incremental() %} where t > (select max(m.t) from {{ this }} m) {% endif %}"
+        ),
         "depends_on": {"nodes": ["model.p.up"]},
     }
     upstream = {
-        "resource_type": "model", "package_name": "p", "name": "up", "schema": "main", "config": {},
+        "resource_type": "model",
+        "package_name": "p",
+        "name": "up",
+        "schema": "main",
+        "config": {},
         "raw_code": "{% if is_incremental() %} where u >= (select max(u) from {{ this }}) {% endif %}",
     }
     source = {"schema": "raw", "name": "orders", "source_meta": {"rerun_safe": {"load_stamp_columns": ["_loaded_at"]}}}
-    (tmp_path / "manifest.json").write_text(json.dumps({
-        "metadata": {"project_name": "p"}, "nodes": {"model.p.m": model, "model.p.up": upstream},
-        "sources": {"source.p.raw.orders": source},
-    }))
+    (tmp_path / "manifest.json").write_text(
+        json.dumps(
+            {
+                "metadata": {"project_name": "p"},
+                "nodes": {"model.p.m": model, "model.p.up": upstream},
+                "sources": {"source.p.raw.orders": source},
+            }
+        )
+    )
     project = load_manifest(tmp_path)
     assert project.load_stamps() == ("_loaded_at", "delivered_on")
     assert project.trusted_by("model.p.m") == ("t", "u")
@@ -117,21 +144,24 @@ def _deliveries(folder: Path, batches: dict[str, list[dict[str, str]]]) -> Path:
 def test_a_reordered_split_stamps_each_delivery_with_the_greatest_natural_stamp(tmp_path: Path) -> None:
     """Several stamp values in one delivery: its stamp is the greatest (a number column compared as
     numbers: 100 > 11, 10 > 9), and every row of the i-th reordered delivery carries it."""
-    root = _deliveries(tmp_path / "deliveries", {
-        "2026-11-01": [
-            {"id": "a", "_loaded_at": "2026-11-01T10:00:00Z", "load_seq": "3"},
-            {"id": "b", "_loaded_at": "2026-11-01T12:00:00Z", "load_seq": "2"},
-            {"id": "c", "_loaded_at": "2026-11-01T11:00:00Z", "load_seq": "3"},
-        ],
-        "2026-11-02": [
-            {"id": "d", "_loaded_at": "2026-11-02T09:00:00Z", "load_seq": "9"},
-            {"id": "e", "_loaded_at": "2026-11-02T13:30:00Z", "load_seq": "10"},
-        ],
-        "2026-11-03": [
-            {"id": "f", "_loaded_at": "2026-11-03T08:00:00Z", "load_seq": "100"},
-            {"id": "g", "_loaded_at": "2026-11-03T07:00:00Z", "load_seq": "11"},
-        ],
-    })
+    root = _deliveries(
+        tmp_path / "deliveries",
+        {
+            "2026-11-01": [
+                {"id": "a", "_loaded_at": "2026-11-01T10:00:00Z", "load_seq": "3"},
+                {"id": "b", "_loaded_at": "2026-11-01T12:00:00Z", "load_seq": "2"},
+                {"id": "c", "_loaded_at": "2026-11-01T11:00:00Z", "load_seq": "3"},
+            ],
+            "2026-11-02": [
+                {"id": "d", "_loaded_at": "2026-11-02T09:00:00Z", "load_seq": "9"},
+                {"id": "e", "_loaded_at": "2026-11-02T13:30:00Z", "load_seq": "10"},
+            ],
+            "2026-11-03": [
+                {"id": "f", "_loaded_at": "2026-11-03T08:00:00Z", "load_seq": "100"},
+                {"id": "g", "_loaded_at": "2026-11-03T07:00:00Z", "load_seq": "11"},
+            ],
+        },
+    )
     natural = discover_batches(root)
     values = stamps.batch_stamps(natural, ["_loaded_at", "load_seq"])
     assert values == [
@@ -152,14 +182,21 @@ def test_a_reordered_split_stamps_each_delivery_with_the_greatest_natural_stamp(
 def test_only_a_strictly_rising_column_with_one_value_per_batch_is_a_load_stamp(tmp_path: Path) -> None:
     """Found in the deliveries: one value per batch, strictly rising with the batch order (numbers
     compared as numbers). Two values in a batch, a repeated or falling value: no load stamp."""
+
     def row(loaded: str, seq: str, several: str, flat: str, falling: str) -> dict[str, str]:
         return {"_loaded_at": loaded, "seq": seq, "several": several, "flat": flat, "falling": falling}
 
-    root = _deliveries(tmp_path / "deliveries", {
-        "2026-11-01": [row("2026-11-01T12:00:00Z", "9", "a1", "x", "3")],
-        "2026-11-02": [row("2026-11-02T12:00:00Z", "10", "b1", "x", "2"), row("2026-11-02T12:00:00Z", "10", "b2", "x", "2")],
-        "2026-11-03": [row("2026-11-03T12:00:00Z", "11", "c1", "y", "1")],
-    })
+    root = _deliveries(
+        tmp_path / "deliveries",
+        {
+            "2026-11-01": [row("2026-11-01T12:00:00Z", "9", "a1", "x", "3")],
+            "2026-11-02": [
+                row("2026-11-02T12:00:00Z", "10", "b1", "x", "2"),
+                row("2026-11-02T12:00:00Z", "10", "b2", "x", "2"),
+            ],
+            "2026-11-03": [row("2026-11-03T12:00:00Z", "11", "c1", "y", "1")],
+        },
+    )
     natural = discover_batches(root)
     assert stamps.detect(natural) == ("_loaded_at", "seq")
     assert stamps.detect(natural[:1]) == ()  # one batch: nothing rises
@@ -203,7 +240,11 @@ def test_parquet_deliveries_in_batch_folders_are_restamped_with_their_types(tmp_
     reverse = stamps.restamp(list(reversed(natural)), values, root, tmp_path / "restamped")
     first = reverse[0].files[0]
     read = f"read_parquet('{first}', hive_partitioning = false)"
-    assert con.execute(f"select * from {read}").fetchall() == [(2, __import__("datetime").datetime(2026, 11, 1), "it's 0")]
+    assert con.execute(f"select * from {read}").fetchall() == [
+        (2, __import__("datetime").datetime(2026, 11, 1), "it's 0")
+    ]
     assert con.execute(f"select column_type from (describe select * from {read})").fetchall() == [
-        ("BIGINT",), ("TIMESTAMP",), ("VARCHAR",)
+        ("BIGINT",),
+        ("TIMESTAMP",),
+        ("VARCHAR",),
     ]

@@ -21,11 +21,11 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("outcomes") / "project"
     shutil.copytree(PROJECTS / "correct", root, ignore=shutil.ignore_patterns("target", "logs", "*.duckdb"))
     (root / "tests").mkdir(exist_ok=True)
-    (root / "tests" / "no_e8_landed.sql").write_text(
-        "select * from {{ ref('landed_events') }} where event_id = 'e8'\n"
-    )
+    (root / "tests" / "no_e8_landed.sql").write_text("select * from {{ ref('landed_events') }} where event_id = 'e8'\n")
     (root / "dbt_project.yml").write_text(
-        (root / "dbt_project.yml").read_text().replace('seed-paths: ["seeds"]', 'seed-paths: ["seeds"]\ntest-paths: ["tests"]')
+        (root / "dbt_project.yml")
+        .read_text()
+        .replace('seed-paths: ["seeds"]', 'seed-paths: ["seeds"]\ntest-paths: ["tests"]')
     )
     (root / "models" / "broken.sql").write_text("select * from no_such_table_anywhere\n")
     return root
@@ -40,7 +40,7 @@ def test_a_model_dbt_skipped_is_reported_with_the_failing_upstream_node(project:
     reason = {nj.table.split(".")[-1]: nj.reason for nj in comparison.not_judged}["current_events"]
     assert "skipped by dbt: upstream test.fixture_correct.no_e8_landed failed" in reason
     assert result.dbt_skipped["current_events"] == reason
-    header, rows = matrix([result, result])
+    _, rows = matrix([result, result])
     assert dict((row[0], row[1]) for row in rows)["current_events"] == "dbt skipped"
     out = render_terminal([result])
     assert "exists only on the" not in out and "no_e8_landed" in out
@@ -53,7 +53,7 @@ def test_a_build_error_of_every_build_is_error_in_every_check(project: Path, tmp
     ]
     assert [r.status for r in results] == [Status.ERROR, Status.ERROR], [r.failure_message() for r in results]
     assert all("no_such_table_anywhere" in " ".join(r.errors) for r in results)
-    header, rows = matrix(results)
+    _header, _rows = matrix(results)  # renders the cells without an error
     assert [_cell(r, "main.broken") for r in results] == ["ERROR", "ERROR"]
 
 
@@ -63,9 +63,16 @@ def test_a_failed_check_whose_build_error_names_a_model_says_error_in_its_cell()
     from harness.results import CheckResult, Comparison, TableDiff, Trial
 
     result = CheckResult(
-        name="concurrency", status=Status.FAIL,
+        name="concurrency",
+        status=Status.FAIL,
         comparisons=[Comparison("c", "l", "r", diffs=[TableDiff(table="main.x"), TableDiff(table="main.y")])],
-        trials=[Trial("a first", survived=False, outcome="both failed: a: model.p.x: error: boom",
-                      errors=["neither build completed"])],
+        trials=[
+            Trial(
+                "a first",
+                survived=False,
+                outcome="both failed: a: model.p.x: error: boom",
+                errors=["neither build completed"],
+            )
+        ],
     )
     assert [_cell(result, "main.x"), _cell(result, "main.y")] == ["ERROR", "ok"]

@@ -28,7 +28,9 @@ def test_keys_come_from_unique_tests_preferring_not_null_columns() -> None:
 
 
 def test_meta_is_validated() -> None:
-    meta = RerunSafeMeta.from_meta({"rerun_safe": {"compare": "history", "sum_columns": ["amount"], "group_by": ["id"]}})
+    meta = RerunSafeMeta.from_meta(
+        {"rerun_safe": {"compare": "history", "sum_columns": ["amount"], "group_by": ["id"]}}
+    )
     assert (meta.compare, meta.sum_columns, meta.group_by) == (CompareMode.HISTORY, ("amount",), ("id",))
     assert RerunSafeMeta.from_meta(None) == RerunSafeMeta()
     assert RerunSafeMeta.from_meta({"rerun_safe": {"compare": "SKIP"}}).compare is CompareMode.SKIP
@@ -59,7 +61,10 @@ def _manifest(tmp_path, **models: dict[str, object]):
     for name, config in models.items():
         resource_type = str(config.pop("resource_type", "model"))
         nodes[f"{resource_type}.p.{name}"] = {
-            "resource_type": resource_type, "package_name": "p", "name": name, "schema": "main",
+            "resource_type": resource_type,
+            "package_name": "p",
+            "name": name,
+            "schema": "main",
             "config": {"materialized": "incremental", **config},
         }
     (tmp_path / "manifest.json").write_text(json.dumps({"metadata": {"project_name": "p"}, "nodes": nodes}))
@@ -78,8 +83,11 @@ def test_every_unique_key_is_a_grain_whatever_the_strategy(tmp_path) -> None:
         replace_keys={"unique_key": "id", "incremental_strategy": "replace_keys"},
         microbatch={"unique_key": "id", "incremental_strategy": "microbatch"},
         table={"unique_key": "id", "materialized": "table"},
-        partition={"unique_key": "day", "incremental_strategy": "insert_overwrite",
-                   "meta": {"rerun_safe": {"unique_key_repeats": True}}},
+        partition={
+            "unique_key": "day",
+            "incremental_strategy": "insert_overwrite",
+            "meta": {"rerun_safe": {"unique_key_repeats": True}},
+        },
         history={"unique_key": "id", "resource_type": "snapshot", "materialized": "snapshot"},
         audit={"unique_key": "id", "meta": {"rerun_safe": {"compare": "skip", "reason": "audit"}}},
         log={"incremental_strategy": "append"},
@@ -122,7 +130,13 @@ def test_key_values_print_as_sql_literals() -> None:
     from harness.keys import sql_literal
 
     assert [sql_literal(v) for v in (None, "i1", "o'brien", 7, 2.5, decimal.Decimal("1.10"), True)] == [
-        "NULL", "'i1'", "'o''brien'", "7", "2.5", "1.10", "true",
+        "NULL",
+        "'i1'",
+        "'o''brien'",
+        "7",
+        "2.5",
+        "1.10",
+        "true",
     ]
     assert sql_literal(datetime.date(2025, 1, 7)) == "'2025-01-07'"
     assert sql_literal(datetime.datetime(2025, 1, 7, 9, 30)) == "'2025-01-07 09:30:00'"
@@ -138,13 +152,22 @@ def test_the_key_check_names_duplicate_keys_as_sql_literals(tmp_path) -> None:
 
     warehouse = tmp_path / "w.duckdb"
     con = duckdb.connect(str(warehouse))
-    con.execute("create table main.daily as select * from (values (date '2025-01-07', null), "
-                "(date '2025-01-07', null), (date '2025-01-08', 'x')) as v(day, company)")
+    con.execute(
+        "create table main.daily as select * from (values (date '2025-01-07', null), "
+        "(date '2025-01-07', null), (date '2025-01-08', 'x')) as v(day, company)"
+    )
     con.close()
     model = Model(
-        unique_id="model.p.daily", name="daily", resource_type="model", database="", schema="main",
-        identifier="daily", materialized="incremental", unique_key=("day", "company"),
-        grains=((("day", "company"), "unique_key config"),), config_key=("day", "company"),
+        unique_id="model.p.daily",
+        name="daily",
+        resource_type="model",
+        database="",
+        schema="main",
+        identifier="daily",
+        materialized="incremental",
+        unique_key=("day", "company"),
+        grains=((("day", "company"), "unique_key config"),),
+        config_key=("day", "company"),
     )
     checked = check_keys(DuckDBStore(), str(warehouse), [model], {model.unique_id})
     (violation,) = checked.violations
@@ -162,13 +185,22 @@ def test_the_key_check_leaves_out_rows_whose_key_is_all_null_only(tmp_path) -> N
 
     warehouse = tmp_path / "w.duckdb"
     con = duckdb.connect(str(warehouse))
-    con.execute("create table main.items as select * from (values (null, null), (null, null), ('d', null), "
-                "('d', null), ('e', 'x')) as v(company, item)")
+    con.execute(
+        "create table main.items as select * from (values (null, null), (null, null), ('d', null), "
+        "('d', null), ('e', 'x')) as v(company, item)"
+    )
     con.close()
     model = Model(
-        unique_id="model.p.items", name="items", resource_type="model", database="", schema="main",
-        identifier="items", materialized="incremental", unique_key=("company", "item"),
-        grains=((("company", "item"), "unique_key config"),), config_key=("company", "item"),
+        unique_id="model.p.items",
+        name="items",
+        resource_type="model",
+        database="",
+        schema="main",
+        identifier="items",
+        materialized="incremental",
+        unique_key=("company", "item"),
+        grains=((("company", "item"), "unique_key config"),),
+        config_key=("company", "item"),
     )
     checked = check_keys(DuckDBStore(), str(warehouse), [model], {model.unique_id})
     assert [v.sample for v in checked.violations] == [["('d', NULL) x2"]]

@@ -28,14 +28,16 @@ MODELS = {
 
 def make_project(root: Path, profile: str, models: dict[str, str] | None = None) -> Path:
     (root / "models").mkdir(parents=True)
-    (root / "dbt_project.yml").write_text(textwrap.dedent("""\
+    (root / "dbt_project.yml").write_text(
+        textwrap.dedent("""\
         name: tiny
         version: "1.0"
         config-version: 2
         profile: tiny
         flags:
           send_anonymous_usage_stats: false
-        """))
+        """)
+    )
     (root / "profiles.yml").write_text(textwrap.dedent(profile))
     for name, sql in (models or MODELS).items():
         (root / "models" / name).write_text(sql)
@@ -44,9 +46,22 @@ def make_project(root: Path, profile: str, models: dict[str, str] | None = None)
 
 def harness(project: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "harness", *args, "--project-dir", str(project), "--quiet",
-         "--work-dir", str(project.parent / "work")],
-        cwd=cwd or project, capture_output=True, text=True, timeout=300, check=False,
+        [
+            sys.executable,
+            "-m",
+            "harness",
+            *args,
+            "--project-dir",
+            str(project),
+            "--quiet",
+            "--work-dir",
+            str(project.parent / "work"),
+        ],
+        cwd=cwd or project,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
 
 
@@ -60,7 +75,9 @@ def test_a_target_hard_coded_to_a_file_is_never_written(tmp_path: Path) -> None:
     con.execute("create table main.numbers as select 42 as n")
     con.close()
     before = digest(prod)
-    project = make_project(tmp_path / "project", f"""\
+    project = make_project(
+        tmp_path / "project",
+        f"""\
         tiny:
           target: prod
           outputs:
@@ -68,7 +85,8 @@ def test_a_target_hard_coded_to_a_file_is_never_written(tmp_path: Path) -> None:
               type: duckdb
               path: "{prod}"
               threads: 1
-        """)
+        """,
+    )
     done = harness(project, "idempotency")
     # The checks ran, in a scratch file of their own ...
     assert done.returncode == 0, done.stdout + done.stderr
@@ -82,14 +100,17 @@ def test_a_target_hard_coded_to_a_file_is_never_written(tmp_path: Path) -> None:
 def test_the_projects_default_warehouse_is_never_created(tmp_path: Path) -> None:
     # A relative default, as dbt-duckdb's examples have it: on a first run it would be created
     # (and built) next to the project.
-    project = make_project(tmp_path / "project", """\
+    project = make_project(
+        tmp_path / "project",
+        """\
         tiny:
           target: dev
           outputs:
             dev:
               type: duckdb
               path: "{{ env_var('TINY_WAREHOUSE', 'target/tiny.duckdb') }}"
-        """)
+        """,
+    )
     done = harness(project, "all", cwd=project)
     assert done.returncode == 0, done.stdout + done.stderr
     assert not (project / "target" / "tiny.duckdb").exists()
@@ -109,7 +130,7 @@ def test_a_model_with_its_own_database_is_refused_before_any_write(tmp_path: Pat
           outputs:
             dev:
               type: duckdb
-              path: "{tmp_path / 'dev.duckdb'}"
+              path: "{tmp_path / "dev.duckdb"}"
               attach:
                 - path: "{other}"
                   read_only: true
@@ -127,7 +148,9 @@ def test_a_model_with_its_own_database_is_refused_before_any_write(tmp_path: Pat
 
 def test_a_writable_attachment_is_refused(tmp_path: Path) -> None:
     shared = tmp_path / "shared.duckdb"
-    project = make_project(tmp_path / "project", f"""\
+    project = make_project(
+        tmp_path / "project",
+        f"""\
         tiny:
           target: dev
           outputs:
@@ -136,7 +159,8 @@ def test_a_writable_attachment_is_refused(tmp_path: Path) -> None:
               path: ":memory:"
               attach:
                 - path: "{shared}"
-        """)
+        """,
+    )
     done = harness(project, "keys")
     assert done.returncode == 2, done.stdout + done.stderr
     assert "writable" in done.stderr and "read_only: true" in done.stderr
@@ -145,7 +169,7 @@ def test_a_writable_attachment_is_refused(tmp_path: Path) -> None:
 
 PORTABLE_MODELS = {  # the same two models in SQL that PostgreSQL runs too
     "numbers.sql": "{{ config(materialized='table', unique_key='n') }}\n"
-                   "select n from (values (0), (1), (2), (3), (4)) as v(n)",
+    "select n from (values (0), (1), (2), (3), (4)) as v(n)",
     "doubled.sql": "select n, n * 2 as twice from {{ ref('numbers') }}",
 }
 
@@ -174,8 +198,12 @@ def _server_state(server) -> tuple[list[tuple], list[str]]:
         "select table_schema, table_name from information_schema.tables "
         "where table_schema not in ('pg_catalog', 'information_schema') order by 1, 2"
     )
-    relations = [(schema, name, server.query(f'select * from "{schema}"."{name}" order by 1')) for schema, name in listed]
-    return relations, [row[0] for row in server.query("select nspname from pg_namespace where nspname like 'rs\\_%' order by 1")]
+    relations = [
+        (schema, name, server.query(f'select * from "{schema}"."{name}" order by 1')) for schema, name in listed
+    ]
+    return relations, [
+        row[0] for row in server.query("select nspname from pg_namespace where nspname like 'rs\\_%' order by 1")
+    ]
 
 
 def test_a_target_pointing_at_a_server_schema_is_never_written(tmp_path: Path, postgres_server) -> None:
@@ -231,14 +259,17 @@ def test_a_server_model_outside_the_scratch_schemas_is_refused(tmp_path: Path, p
 @pytest.mark.parametrize("profile_error", ["missing target", "missing env var"])
 def test_a_profile_that_does_not_resolve_is_refused(tmp_path: Path, profile_error: str) -> None:
     path = "\"{{ env_var('NO_SUCH_VAR_FOR_RERUN_SAFE') }}\"" if profile_error == "missing env var" else "x.duckdb"
-    project = make_project(tmp_path / "project", f"""\
+    project = make_project(
+        tmp_path / "project",
+        f"""\
         tiny:
-          target: {'nowhere' if profile_error == 'missing target' else 'dev'}
+          target: {"nowhere" if profile_error == "missing target" else "dev"}
           outputs:
             dev:
               type: duckdb
               path: {path}
-        """)
+        """,
+    )
     done = harness(project, "keys")
     assert done.returncode == 2, done.stdout + done.stderr
     assert "refused" in done.stderr

@@ -53,11 +53,23 @@ def test_tables_are_cut_at_common_points_every_row_once(whole_tables: list[Path]
 
 
 def test_convergence_runs_on_deliveries_cut_from_the_data(whole_tables: list[Path], tmp_path: Path, capsys) -> None:
-    code = main([
-        "convergence", "--project-dir", str(PROJECTS / "jaffle_sources"), "--load-sources",
-        "--split-source", *map(str, whole_tables), "--by", "_loaded_at", "--batches", "2",
-        "--work-dir", str(tmp_path), "--quiet",
-    ])
+    code = main(
+        [
+            "convergence",
+            "--project-dir",
+            str(PROJECTS / "jaffle_sources"),
+            "--load-sources",
+            "--split-source",
+            *map(str, whole_tables),
+            "--by",
+            "_loaded_at",
+            "--batches",
+            "2",
+            "--work-dir",
+            str(tmp_path),
+            "--quiet",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     assert "== convergence: PASS" in out and "rows compared" in out
@@ -88,22 +100,26 @@ def test_a_parquet_source_gives_parquet_deliveries_with_its_column_types(tmp_pat
     out = split_sources(PROJECTS / "jaffle_sources", [str(source)], ["at"], 3, tmp_path / "out")
     batches = discover_batches(out)
     files = [f for b in batches for f in b.files]
-    assert [f.relative_to(out).as_posix() for f in files] == [
-        f"events/batch={n:03d}/part-0.parquet" for n in (1, 2, 3)
-    ]
+    assert [f.relative_to(out).as_posix() for f in files] == [f"events/batch={n:03d}/part-0.parquet" for n in (1, 2, 3)]
+
     def read(path: Path) -> str:
         return f"read_parquet('{path}', hive_partitioning = false)"
 
     types = con.execute(f"select column_name, column_type from (describe select * from {read(source)})").fetchall()
     assert ("days", "USMALLINT") in types and ("amount", "DECIMAL(12,2)") in types
     for file in files:
-        assert con.execute(f"select column_name, column_type from (describe select * from {read(file)})").fetchall() == types
+        assert (
+            con.execute(f"select column_name, column_type from (describe select * from {read(file)})").fetchall()
+            == types
+        )
     whole = con.execute(f"select * from {read(source)} order by id").fetchall()
     parts = [row for f in files for row in con.execute(f"select * from {read(f)}").fetchall()]
     assert parts == whole  # every row once, in time order, values unchanged
 
 
-@pytest.mark.parametrize("column", ["b", "v", "r", "cuts", "src", "rowid", "__rs_value", "__rs_batch", 'we"ird', "with space"])
+@pytest.mark.parametrize(
+    "column", ["b", "v", "r", "cuts", "src", "rowid", "__rs_value", "__rs_batch", 'we"ird', "with space"]
+)
 def test_a_column_named_like_the_splits_own_sql_is_split_on(column: str, tmp_path: Path) -> None:
     """Every column name is quoted in the split's SQL, its own names qualified: no "Ambiguous
     reference", and the other columns named so are carried unchanged."""

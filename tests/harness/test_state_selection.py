@@ -33,13 +33,38 @@ def pull_request(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, 
     model.write_text(model.read_text() + "-- the pull request's change\n")
     env = {**os.environ, "DBT_DUCKDB_PATH": str(root / "unused.duckdb")}
     state = root / "base-state"
-    subprocess.run([DBT, "parse", "--quiet", "--project-dir", str(base), "--profiles-dir", str(base),
-                    "--target-path", str(state)], env=env, check=True, capture_output=True)
+    subprocess.run(
+        [DBT, "parse", "--quiet", "--project-dir", str(base), "--profiles-dir", str(base), "--target-path", str(state)],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     listed = subprocess.run(
-        [DBT, "ls", "--quiet", "--project-dir", str(head), "--profiles-dir", str(head), "--target-path",
-         str(root / "ls-target"), "--select", "state:modified+", "--state", str(state),
-         "--resource-type", "model", "--output", "json", "--output-keys", "unique_id"],
-        env=env, check=True, capture_output=True, text=True,
+        [
+            DBT,
+            "ls",
+            "--quiet",
+            "--project-dir",
+            str(head),
+            "--profiles-dir",
+            str(head),
+            "--target-path",
+            str(root / "ls-target"),
+            "--select",
+            "state:modified+",
+            "--state",
+            str(state),
+            "--resource-type",
+            "model",
+            "--output",
+            "json",
+            "--output-keys",
+            "unique_id",
+        ],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
     ids = sorted(json.loads(line)["unique_id"] for line in listed.splitlines() if line.startswith("{"))
     return head, state, ids
@@ -50,7 +75,9 @@ def test_the_harness_judges_what_dbt_ls_selects_and_names_the_deferred(pull_requ
     assert ids == ["model.jaffle_sources.customers"]
     ctx = open_session(
         DbtSettings(project_dir=head, profiles_dir=head, state=state, defer=True),
-        tmp_path, select=("state:modified+",), load_sources=True,
+        tmp_path,
+        select=("state:modified+",),
+        load_sources=True,
     )
     assert sorted(ctx.selected or ()) == ids  # was: all 5 models
     assert ctx.build_select == ("+customers",)

@@ -15,7 +15,7 @@ from harness.context import CheckContext
 from harness.dbt_invoke import DbtRun, DbtSettings, NodeResult
 from harness.deliveries import write_reversed
 from harness.diff import Side, diff_sides, excerpt, relation_columns, shorten_where_they_differ
-from harness.engines.duckdb import DuckDBStore, take_snapshot
+from harness.engines.duckdb import DuckDBSql, DuckDBStore, take_snapshot
 from harness.results import CheckResult, Status
 from harness.runner import run_checks
 from harness.workspace import LANDING_PLACEHOLDER, cannot_start
@@ -24,7 +24,11 @@ from tests.harness.helpers import DELIVERIES
 
 def run_of(*nodes: tuple[str, str], error: str | None = None) -> DbtRun:
     return DbtRun(
-        command="build", args=[], target_path=Path("."), error=error, duration_s=0.0,
+        command="build",
+        args=[],
+        target_path=Path("."),
+        error=error,
+        duration_s=0.0,
         nodes=[NodeResult(uid, status, "boom" if status == "error" else "") for uid, status in nodes],
     )
 
@@ -75,8 +79,18 @@ def test_a_project_whose_build_cannot_start_says_so_once(tmp_path: Path, capsys)
         "p:\n  target: dev\n  outputs:\n    dev:\n      type: duckdb\n      path: unused.duckdb\n"
     )
     (project / "models" / "m.sql").write_text("select * from read_csv('no_such_file.csv')\n")
-    code = main(["all", "--project-dir", str(project), "--deliveries", str(DELIVERIES),
-                 "--work-dir", str(tmp_path / "work"), "--quiet"])
+    code = main(
+        [
+            "all",
+            "--project-dir",
+            str(project),
+            "--deliveries",
+            str(DELIVERIES),
+            "--work-dir",
+            str(tmp_path / "work"),
+            "--quiet",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 2, out
     assert out.count("no_such_file.csv") == 1, out
@@ -86,7 +100,7 @@ def test_a_project_whose_build_cannot_start_says_so_once(tmp_path: Path, capsys)
 
 def test_a_long_value_is_shown_where_the_two_sides_differ() -> None:
     same = "x" * 60
-    rows = [("-", 1, "'k1'", f"'{same}AAAA'"), ("+", 1, "'k1'", f"'{same}BBBB'")]
+    rows: list[tuple[object, ...]] = [("-", 1, "'k1'", f"'{same}AAAA'"), ("+", 1, "'k1'", f"'{same}BBBB'")]
     left, right = (row[3] for row in shorten_where_they_differ(rows, (2,)))
     assert "AAAA" in str(left) and "BBBB" in str(right) and str(left).startswith("…")
     assert excerpt("short", 3) == "short"
@@ -104,7 +118,9 @@ def test_reversed_files_keep_header_values_and_mtime(tmp_path: Path) -> None:
     parquet = tmp_path / "p.parquet"
     duckdb.sql(f"copy (select range as id from range(5)) to '{parquet}' (format parquet)")
     write_reversed(parquet, tmp_path / "out" / "p.parquet")
-    reversed_ids = duckdb.sql(f"select id from '{tmp_path / 'out' / 'p.parquet'}'").fetchall()
+    relation = duckdb.sql(f"select id from '{tmp_path / 'out' / 'p.parquet'}'")
+    assert relation is not None  # a query gives a relation (None: a statement without rows)
+    reversed_ids = relation.fetchall()
     assert [r[0] for r in reversed_ids] == [4, 3, 2, 1, 0]
 
 
@@ -128,11 +144,12 @@ def test_a_lane_s_landing_folder_compares_as_a_placeholder(tmp_path: Path) -> No
 
 
 def test_repeated_keys_with_a_null_column_are_counted(tmp_path: Path) -> None:
-    con = duckdb.connect()
+    con = DuckDBSql(duckdb.connect())
     con.execute("create table l as select * from (values ('e1', null, 1), ('e2', 'R', 2)) t(id, code, n)")
     con.execute("create table r as select * from l union all select 'e1', null, 1")
-    diff = diff_sides(con, "main.t", Side("l", relation_columns(con, "l")), Side("r", relation_columns(con, "r")),
-                      key=("id", "code"))
+    diff = diff_sides(
+        con, "main.t", Side("l", relation_columns(con, "l")), Side("r", relation_columns(con, "r")), key=("id", "code")
+    )
     assert diff.duplicate_keys_right == 1 and diff.null_key_duplicates_right == 1
 
 
@@ -144,11 +161,17 @@ def test_a_model_reading_its_files_layout_and_its_children_only_warn(tmp_path: P
     from harness.results import Comparison, TableDiff
 
     manifest = tmp_path / "manifest.json"
-    manifest.write_text(json.dumps({"nodes": {
-        "model.p.stg": {"config": {"meta": {"rerun_safe": {"reads_file_layout": True}}}},
-        "model.p.fct": {"config": {"meta": {}}},
-        "model.p.other": {"meta": {"rerun_safe": {"reads_file_layout": False}}},
-    }}))
+    manifest.write_text(
+        json.dumps(
+            {
+                "nodes": {
+                    "model.p.stg": {"config": {"meta": {"rerun_safe": {"reads_file_layout": True}}}},
+                    "model.p.fct": {"config": {"meta": {}}},
+                    "model.p.other": {"meta": {"rerun_safe": {"reads_file_layout": False}}},
+                }
+            }
+        )
+    )
     readers = layout_readers(manifest)
     assert readers == ["model.p.stg"]
 
@@ -157,19 +180,23 @@ def test_a_model_reading_its_files_layout_and_its_children_only_warn(tmp_path: P
 
     project = Project("p", (model("stg"), model("fct", "model.p.stg"), model("other")))
     assert downstream_of(project, readers) == {"stg": "stg", "fct": "stg"}
-    comparison = Comparison(label="reversed", left="a", right="b", diffs=[
-        TableDiff(table=f"main.{name}", surplus_left=1, surplus_right=1) for name in ("stg", "fct", "other")
-    ])
+    comparison = Comparison(
+        label="reversed",
+        left="a",
+        right="b",
+        diffs=[TableDiff(table=f"main.{name}", surplus_left=1, surplus_right=1) for name in ("stg", "fct", "other")],
+    )
     warn_layout(comparison, downstream_of(project, readers))
     assert [bool(d.warning) for d in comparison.diffs] == [True, True, False]
     assert "stg reads its delivery files' layout" in comparison.diffs[1].warning
 
 
 def test_a_diff_keeps_a_few_new_values_of_each_changed_column() -> None:
-    con = duckdb.connect()
+    con = DuckDBSql(duckdb.connect())
     con.execute("create table l as select * from (values (1, 'a', 10), (2, 'b', 20)) t(id, name, cents)")
     con.execute("create table r as select id, name, cents + 5 as cents from l")
-    diff = diff_sides(con, "main.t", Side("l", relation_columns(con, "l")), Side("r", relation_columns(con, "r")),
-                      key=("id",))
+    diff = diff_sides(
+        con, "main.t", Side("l", relation_columns(con, "l")), Side("r", relation_columns(con, "r")), key=("id",)
+    )
     assert diff.changed_columns == {"cents": 2}
     assert sorted(diff.changed_values["cents"]) == ["15", "25"]

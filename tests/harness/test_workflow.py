@@ -32,6 +32,7 @@ def load_workflow() -> dict:
 def test_the_workflow_runs_make_test_and_the_harness_on_pull_requests() -> None:
     workflow = load_workflow()
     triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as true
+    assert triggers is not None, workflow
     assert "pull_request" in triggers and "push" in triggers
     test_steps = workflow["jobs"]["test"]["steps"]
     assert any(step.get("run") == "make test" for step in test_steps)
@@ -47,8 +48,13 @@ def test_the_workflow_runs_make_test_and_the_harness_on_pull_requests() -> None:
 
 def _run_step(script: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        ["bash", "-eo", "pipefail", "-c", script], env=env, cwd=cwd,
-        capture_output=True, text=True, timeout=900, check=False,
+        ["bash", "-eo", "pipefail", "-c", script],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
     )
 
 
@@ -59,9 +65,11 @@ def test_the_pull_request_job_checks_the_changed_model(tmp_path: Path) -> None:
     shutil.copytree(base, head)
     # The pull request: order_item_totals appends a build timestamp (not idempotent).
     model = head / "models" / "order_item_totals.sql"
-    model.write_text(model.read_text().replace(
-        "    count(*) as event_count\n", "    count(*) as event_count,\n    now() as refreshed_at\n"
-    ))
+    model.write_text(
+        model.read_text().replace(
+            "    count(*) as event_count\n", "    count(*) as event_count,\n    now() as refreshed_at\n"
+        )
+    )
     harness = load_workflow()["jobs"]["harness"]
     bin_dir = Path(sys.executable).parent
     runner_temp = tmp_path / "runner_temp"
@@ -88,8 +96,9 @@ def test_the_pull_request_job_checks_the_changed_model(tmp_path: Path) -> None:
             continue
         if step["id"] == "verdict":
             env["HARNESS_STATUS"] = status or ""
-        done = _run_step(step["run"], {**env, **{k: str(v) for k, v in (step.get("env") or {}).items()
-                                                   if "${{" not in str(v)}}, REPO)
+        done = _run_step(
+            step["run"], {**env, **{k: str(v) for k, v in (step.get("env") or {}).items() if "${{" not in str(v)}}, REPO
+        )
         if step["id"] == "harness":
             status = dict(line.split("=", 1) for line in github_output.read_text().splitlines())["status"]
             assert status == "1", done.stdout[-4000:] + done.stderr[-2000:]
@@ -103,7 +112,7 @@ def test_the_pull_request_job_checks_the_changed_model(tmp_path: Path) -> None:
     assert suite is not None and suite.get("failures") == "1"
     summary = step_summary.read_text()
     assert "| idempotency | ❌ fail |" in summary and "order_item_totals" in summary
-    assert "### models × checks" in summary
+    assert "### models × checks" in summary  # noqa: RUF001 the heading has a multiplication sign (U+00D7)
     assert "| replay | ✅ pass |" in summary
     # Only the changed model was judged: its parents were built, listed as not selected.
     assert "`main.current_events` | not judged: not selected" in summary
@@ -115,8 +124,12 @@ def test_pre_commit_runs_sqlfluff_and_ruff() -> None:
     config = yaml.safe_load(PRE_COMMIT.read_text())
     hooks = {hook["id"]: hook for repo in config["repos"] for hook in repo["hooks"]}
     lint = (REPO / "Makefile").read_text().split("\nlint:", 1)[1].split("\n\n", 1)[0]
-    for hook, command in {"ruff-check": "ruff check", "ruff-format": "ruff format --check", "mypy": "mypy",
-                          "sqlfluff-lint": "sqlfluff lint"}.items():
+    for hook, command in {
+        "ruff-check": "ruff check",
+        "ruff-format": "ruff format --check",
+        "mypy": "mypy",
+        "sqlfluff-lint": "sqlfluff lint",
+    }.items():
         assert f".venv/bin/{command}" in hooks[hook]["entry"], hook
         assert f"$(BIN)/{command}" in lint, f"make lint does not run {command}"
     assert (REPO / ".sqlfluff").exists()
