@@ -28,7 +28,7 @@ import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import duckdb
 
@@ -62,7 +62,13 @@ ENGINE_DAYS = (
 )
 
 
-def engine_state(pipeline: Pipeline) -> dict[str, list[tuple]]:
+class Queryable(Protocol):
+    """Anything that answers SQL with rows: a pipeline, or Spark's tables read in a child process."""
+
+    def query(self, sql: str) -> list[tuple]: ...
+
+
+def engine_state(pipeline: Queryable) -> dict[str, list[tuple]]:
     """The business tables, quarantine, late queue and ledger (posting ids included), sorted:
     what DuckDB, Postgres and Spark must build identically from the same deliveries."""
     return {

@@ -19,8 +19,8 @@ import pytest
 
 from tests.bad_input.catalogue import ENV_CASES, GOOD_WAREHOUSE_FILE_NAMES, EnvCase
 from tests.pipeline.project import Pipeline, event
-from tests.postgres.conftest import PostgresServer
 from tests.postgres.project import PostgresPipeline
+from tests.postgres.server import PostgresServer
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "bad-input.md"
 

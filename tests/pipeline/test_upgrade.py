@@ -19,6 +19,7 @@ import shutil
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import duckdb
 import pytest
@@ -27,8 +28,10 @@ from pipeline_demo.generate import GeneratorConfig, generate
 from tests.pipeline import project
 from tests.pipeline.engines import Engine, pipeline_on
 from tests.pipeline.project import Pipeline, assert_every_kind, deliveries_by_day, engine_state
-from tests.postgres.conftest import PostgresServer
 from tests.postgres.project import PostgresPipeline
+from tests.postgres.server import PostgresServer
+
+P = TypeVar("P", bound=Pipeline)
 
 # The last commit before the warehouse recorded its schema version (version 0: no
 # rerun_safe_schema_version table). Pinned: the test needs the code of that commit, not of a
@@ -125,7 +128,7 @@ def code_of(pipeline: Pipeline, checkout: Path) -> Iterator[None]:
         pipeline.target_path = target
 
 
-def own_parse(pipeline: Pipeline) -> Pipeline:
+def own_parse(pipeline: P) -> P:
     """A pipeline that never shares this process's saved parses (it runs two codes)."""
     pipeline.shares_parse = False
     return pipeline

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.pipeline.project import BuildResult, Pipeline
-from tests.postgres.conftest import PostgresServer
+from tests.postgres.server import PostgresServer
 
 
 class PostgresPipeline(Pipeline):

@@ -24,8 +24,8 @@ import pytest
 
 from pipeline_demo.generate import GeneratorConfig, generate
 from tests.pipeline.project import PROJECT_DIR, Pipeline, assert_every_kind, deliveries_by_day, event
-from tests.postgres.conftest import PostgresServer
 from tests.postgres.project import PostgresPipeline
+from tests.postgres.server import PostgresServer
 
 DBT = str(Path(sys.executable).with_name("dbt"))
 DAYS = 3  # an empty warehouse, an incremental day, an incremental day with a correction
@@ -50,7 +50,7 @@ STATE = {
 }
 
 
-def state(pipeline: PostgresPipeline) -> dict[str, list[tuple]]:
+def state(pipeline: Pipeline) -> dict[str, list[tuple]]:
     return {name: sorted(pipeline.query(sql), key=repr) for name, sql in STATE.items()}
 
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from tests.pipeline.project import Pipeline, event
-from tests.postgres.conftest import PostgresServer
 from tests.postgres.project import PostgresPipeline
+from tests.postgres.server import PostgresServer
 from tests.spark.scenarios import engine_equality
 
 

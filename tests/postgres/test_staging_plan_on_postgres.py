@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from tests.pipeline.project import event
-from tests.postgres.conftest import PostgresServer
 from tests.postgres.project import PostgresPipeline
+from tests.postgres.server import PostgresServer
 
 HEADER = "event_id,event_type,company_id,order_id,order_item_id,amount_cents,currency,event_time,ingested_at,version"
 # the last range of has_blank_or_control's class, as Postgres writes it: once per key checked

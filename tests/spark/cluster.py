@@ -295,11 +295,9 @@ class Cluster:
 
     def running_statements(self) -> list[str]:
         """The SQL executions the driver has not finished (a command runs until its commit)."""
-        return [
-            str(run.get("description", ""))[:200]
-            for run in self.driver_api("sql?details=false&offset=0&length=100000")
-            if run.get("status") == "RUNNING"
-        ]
+        runs = self.driver_api("sql?details=false&offset=0&length=100000")
+        assert isinstance(runs, list), runs
+        return [str(run.get("description", ""))[:200] for run in runs if run.get("status") == "RUNNING"]
 
     def wait_for_no_running_job(self, timeout: float) -> float:
         """Wait until the driver runs no SQL execution; the seconds it took."""

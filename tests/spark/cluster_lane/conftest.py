@@ -21,8 +21,12 @@ import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from tests.spark.cluster import Cluster
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -51,7 +55,7 @@ def require_spark() -> None:
 
 
 @pytest.fixture(scope="session")
-def spark_cluster(request: pytest.FixtureRequest) -> Iterator[Cluster]:  # noqa: F821 - cluster.Cluster
+def spark_cluster(request: pytest.FixtureRequest) -> Iterator[Cluster]:
     """The cluster; its folder (logs, warehouse, metastore) is kept when a test failed."""
     require_spark()
     from tests.spark.cluster import Cluster

@@ -10,6 +10,7 @@ from __future__ import annotations
 import duckdb
 
 from harness.diff import Side, diff_sides
+from harness.engines.duckdb import DuckDBSql
 
 LEFT = [(1, "a", None), (2, "b", "x"), (2, "b", "x"), (3, None, "y"), (4, "d", None), (5, "e", "z")]
 RIGHT = [(1, "a", None), (2, "b", "x"), (3, "y", None), (4, "d", "changed"), (6, "f", "z")]
@@ -52,7 +53,7 @@ def a_diff_on_spark_finds_what_it_finds_on_duckdb(sql, place: str) -> None:
         con.execute(f"create table {name} (id integer, x varchar, y varchar)")
         con.executemany(f"insert into {name} values (?, ?, ?)", rows)
     local = diff_sides(
-        con,
+        DuckDBSql(con),
         "t",
         Side("l", (("id", "INTEGER"), ("x", "VARCHAR"), ("y", "VARCHAR"))),
         Side("r", (("id", "INTEGER"), ("x", "VARCHAR"), ("y", "VARCHAR"))),
