@@ -27,7 +27,7 @@ MACROS = (
     "seconds_between", "stable_hash", "string_literal", "surrogate_key", "surrogate_key_type",
     "text_type", "trim_blank", "try_cast_bigint", "utc_now",
     "literal_in", "literal_ranges", "between_any", "literal_list",
-    "whole_number_var", "flag_var", "date_var", "timestamp_value", "assert_balance", "dedupe_by_key",
+    "whole_number_var", "flag_var", "date_var", "_timestamp_value", "assert_balance", "dedupe_by_key",
 )
 
 
