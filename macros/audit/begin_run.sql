@@ -74,29 +74,22 @@
             {%- endif -%}
         {%- endif -%}
     {%- endif -%}{%- endfor -%}
-    {#- Still under the registry lock: register the run (its number is taken after the previous
-        holder's), and record how long it waited, or that it was refused. A first build records
-        the schema version just before the registry exists. -#}
-    {%- do rerun_safe.record_schema_version() -%}
-    {%- do rerun_safe.start_run() -%}
-    {%- set runs = rerun_safe.runs_relation() -%}
-    {%- do rerun_safe._add_run_columns() -%}
+    {#- Still under the registry lock. The holder registers the run with how long it waited (its
+        number is taken after the previous holder's; a first build records the schema version just
+        before the registry exists). Neither it nor a refused run rewrites a row of the registry:
+        other runs' models may be reading it, and on Spark a rewrite replaces the files such a read
+        lists. A refused run holds no lease, so it registers nothing: it records its refusal
+        (_record_refused_run), then fails. -#}
     {%- set waited = rerun_safe.seconds_between("cast('" ~ first_try ~ "' as timestamp)", rerun_safe.utc_now()) -%}
     {%- if state.acquired -%}
+        {%- do rerun_safe.record_schema_version() -%}
+        {%- do rerun_safe.start_run(waited) -%}
         {%- do rerun_safe._refresh_relation_cache() -%}
-        {%- do run_query(rerun_safe.update_rows_sql(
-            runs, [['waited_seconds', waited]], "invocation_id = '" ~ invocation_id ~ "'"
-        )) -%}
         {%- do rerun_safe.commit_hook_writes() -%}
         {%- do rerun_safe.unlock_run_registry() -%}
     {%- else -%}
         {%- set message = rerun_safe._held_message(state.holder, state.holder_started, timeout, stale) -%}
-        {%- do run_query(rerun_safe.update_rows_sql(runs, [
-            ['status', "'refused'"],
-            ['finished_at', rerun_safe.utc_now()],
-            ['waited_seconds', waited],
-            ['refused_by', rerun_safe.string_literal(state.holder)],
-        ], "invocation_id = '" ~ invocation_id ~ "'")) -%}
+        {%- do rerun_safe._record_refused_run(state.holder, waited) -%}
         {%- do rerun_safe.commit_hook_writes() -%}
         {%- do rerun_safe.unlock_run_registry() -%}
         {{- exceptions.raise_compiler_error(message) -}}
