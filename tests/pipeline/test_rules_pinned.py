@@ -103,8 +103,10 @@ def test_a_run_that_lost_its_lease_does_not_release_it(pipeline: Pipeline, monke
         """The inserts into the run registry, and its updates other than finish_run's (which
         touches only a row still `started`)."""
         writes = [s for s in sent if "rerun_safe_runs" in s]
-        return ([s for s in writes if s.startswith("insert")],
-                [s for s in writes if s.startswith("update") and "status = 'started'" not in s])
+        return (
+            [s for s in writes if s.startswith("insert")],
+            [s for s in writes if s.startswith("update") and "status = 'started'" not in s],
+        )
 
     monkeypatch.setattr(SQLConnectionManager, "add_query", add_query)
     pipeline.build()
