@@ -16,11 +16,11 @@
     with
 
     left_side as (
-        {{ rerun_safe.balance_side(left) }}
+        {{ rerun_safe._balance_side(left) }}
     ),
 
     right_side as (
-        {{ rerun_safe.balance_side(right) }}
+        {{ rerun_safe._balance_side(right) }}
     )
 
     select
@@ -35,7 +35,7 @@
 {% endmacro %}
 
 {#- One side of assert_balance: a one-row query of the side's aggregate. -#}
-{% macro balance_side(side) %}
+{% macro _balance_side(side) %}
     {%- set relation, aggregate = side[0], side[1] -%}
     {%- set condition = side[2] if side | length > 2 else none -%}
     {#- indented as it stands in assert_balance's CTEs -#}

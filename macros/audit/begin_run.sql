@@ -53,7 +53,7 @@
         ) -%}
         {%- do rerun_safe.commit_hook_writes() -%}
         {%- do rerun_safe.lock_lease_row() -%}
-        {%- do run_query(rerun_safe.take_lease_sql(stale)) -%}
+        {%- do run_query(rerun_safe._take_lease_sql(stale)) -%}
         {%- set found = run_query("select holder_invocation_id, holder_started_at from " ~ lease) -%}
         {%- do rerun_safe.commit_hook_writes() -%}
         {%- set state.holder = found.rows[0][0] -%}
@@ -65,7 +65,7 @@
             {%- set state.done = true -%}
         {%- else -%}
             {%- do rerun_safe.unlock_run_registry() -%}
-            {%- if rerun_safe.pause_one_second() -%}
+            {%- if rerun_safe._pause_one_second() -%}
                 {%- do rerun_safe.commit_hook_writes() -%}
                 {%- set state.pauses = state.pauses + 1 -%}
             {%- else -%}
@@ -74,29 +74,22 @@
             {%- endif -%}
         {%- endif -%}
     {%- endif -%}{%- endfor -%}
-    {#- Still under the registry lock: register the run (its number is taken after the previous
-        holder's), and record how long it waited, or that it was refused. A first build records
-        the schema version just before the registry exists. -#}
-    {%- do rerun_safe.record_schema_version() -%}
-    {%- do rerun_safe.start_run() -%}
-    {%- set runs = rerun_safe.runs_relation() -%}
-    {%- do rerun_safe.add_run_columns() -%}
+    {#- Still under the registry lock. The holder registers the run with how long it waited (its
+        number is taken after the previous holder's; a first build records the schema version just
+        before the registry exists). Neither it nor a refused run rewrites a row of the registry:
+        other runs' models may be reading it, and on Spark a rewrite replaces the files such a read
+        lists. A refused run holds no lease, so it registers nothing: it records its refusal
+        (_record_refused_run), then fails. -#}
     {%- set waited = rerun_safe.seconds_between("cast('" ~ first_try ~ "' as timestamp)", rerun_safe.utc_now()) -%}
     {%- if state.acquired -%}
-        {%- do rerun_safe.refresh_relation_cache() -%}
-        {%- do run_query(rerun_safe.update_rows_sql(
-            runs, [['waited_seconds', waited]], "invocation_id = '" ~ invocation_id ~ "'"
-        )) -%}
+        {%- do rerun_safe.record_schema_version() -%}
+        {%- do rerun_safe.start_run(waited) -%}
+        {%- do rerun_safe._refresh_relation_cache() -%}
         {%- do rerun_safe.commit_hook_writes() -%}
         {%- do rerun_safe.unlock_run_registry() -%}
     {%- else -%}
-        {%- set message = rerun_safe.held_message(state.holder, state.holder_started, timeout, stale) -%}
-        {%- do run_query(rerun_safe.update_rows_sql(runs, [
-            ['status', "'refused'"],
-            ['finished_at', rerun_safe.utc_now()],
-            ['waited_seconds', waited],
-            ['refused_by', rerun_safe.string_literal(state.holder)],
-        ], "invocation_id = '" ~ invocation_id ~ "'")) -%}
+        {%- set message = rerun_safe._held_message(state.holder, state.holder_started, timeout, stale) -%}
+        {%- do rerun_safe._record_refused_run(state.holder, waited) -%}
         {%- do rerun_safe.commit_hook_writes() -%}
         {%- do rerun_safe.unlock_run_registry() -%}
         {{- exceptions.raise_compiler_error(message) -}}
@@ -105,16 +98,16 @@
 {% endmacro %}
 
 {#- Pause one second between attempts; false where the engine cannot wait in SQL. -#}
-{% macro pause_one_second() %}{{ return(adapter.dispatch('pause_one_second', 'rerun_safe')()) }}{% endmacro %}
-{% macro default__pause_one_second() %}{{ return(false) }}{% endmacro %}
-{% macro postgres__pause_one_second() %}
+{% macro _pause_one_second() %}{{ return(adapter.dispatch('_pause_one_second', 'rerun_safe')()) }}{% endmacro %}
+{% macro default___pause_one_second() %}{{ return(false) }}{% endmacro %}
+{% macro postgres___pause_one_second() %}
     {%- do run_query("select pg_sleep(1)") -%}
     {{- return(true) -}}
 {% endmacro %}
 
 {#- The SQL of one attempt: take the lease when it is free, already ours, or stale. The holder's
     last sign of life is the later of its lease heartbeat and its last committed model. -#}
-{% macro take_lease_sql(stale_seconds) %}
+{% macro _take_lease_sql(stale_seconds) %}
     {%- set lease = rerun_safe.lease_relation() -%}
     {%- set cutoff = rerun_safe.utc_now() ~ " - interval '" ~ (stale_seconds | int) ~ " seconds'" -%}
     {%- set where -%}
@@ -142,7 +135,7 @@
     ], where)) -}}
 {% endmacro %}
 
-{% macro held_message(holder, holder_started, timeout, stale) %}
+{% macro _held_message(holder, holder_started, timeout, stale) %}
     {{- return(
         "rerun_safe: another run (" ~ holder ~ ", started at " ~ holder_started ~ " UTC) holds the warehouse; "
         ~ "this run waited " ~ timeout ~ " s (var rerun_safe_lock_timeout_seconds) and wrote nothing. "
@@ -150,47 +143,4 @@
         ~ "if that run is certainly dead, release it now with: dbt run-operation release_warehouse_lease --args "
         ~ "'{invocation_id: " ~ holder ~ "}'"
     ) -}}
-{% endmacro %}
-
-{#- dbt lists the schema's relations before on-run-start. A run that took the lease after
-    another run wrote (it waited, or the other finished just before) would otherwise believe the
-    tables that run created do not exist, and try to create them again. -#}
-{% macro refresh_relation_cache() %}{{ return(adapter.dispatch('refresh_relation_cache', 'rerun_safe')()) }}{% endmacro %}
-{#- Spark: the Derby metastore of profiles.yml admits one process, so no other run can have
-    written since dbt listed the relations. -#}
-{% macro spark__refresh_relation_cache() %}{% endmacro %}
-{% macro default__refresh_relation_cache() %}
-    {%- set found = run_query(
-        "select table_name, table_type from information_schema.tables where table_schema = '"
-        ~ target.schema | replace("'", "''") ~ "'"
-    ) -%}
-    {%- for row in found.rows -%}
-        {%- do adapter.cache_added(api.Relation.create(
-            database=rerun_safe.target_database(), schema=target.schema, identifier=row[0],
-            type=('view' if row[1] == 'VIEW' else 'table'))) -%}
-    {%- endfor -%}
-{% endmacro %}
-
-{#- The run registry's lease columns, added when missing (a warehouse from before the lease). -#}
-{% macro add_run_columns() %}{{ return(adapter.dispatch('add_run_columns', 'rerun_safe')()) }}{% endmacro %}
-{#- Spark: no warehouse from before the lease exists there; the columns are added when the
-    registry is new (ALTER TABLE ... ADD COLUMNS keeps the partition column last). -#}
-{% macro spark__add_run_columns() %}
-    {%- set present = run_query('describe table ' ~ rerun_safe.runs_relation()).columns[0].values() | map('lower') | list -%}
-    {%- if 'waited_seconds' not in present -%}
-        {%- do run_query("alter table " ~ rerun_safe.runs_relation() ~ " add columns (waited_seconds bigint, refused_by string)") -%}
-    {%- endif -%}
-{% endmacro %}
-{% macro default__add_run_columns() %}
-    {#- information_schema through run_query: adapter.get_columns_in_relation would open a
-        transaction in the hook that nothing commits on DuckDB. -#}
-    {%- set present = run_query(
-        "select lower(column_name) from information_schema.columns where table_schema = '"
-        ~ target.schema | replace("'", "''") ~ "' and table_name = 'rerun_safe_runs'"
-    ).columns[0].values() | list -%}
-    {%- for name, type in [('waited_seconds', 'bigint'), ('refused_by', 'varchar')] -%}
-        {%- if name not in present -%}
-            {%- do run_query("alter table " ~ rerun_safe.runs_relation() ~ " add column " ~ name ~ " " ~ type) -%}
-        {%- endif -%}
-    {%- endfor -%}
 {% endmacro %}

@@ -9,7 +9,7 @@
 {% macro default__create_audit_table(relation, columns, partition_by) %}
     {%- set defined = [] -%}
     {%- for column in columns -%}
-        {%- do defined.append(column[0] ~ ' ' ~ rerun_safe.audit_column_type(column[1]) ~ (' not null' if column[2] else '')) -%}
+        {%- do defined.append(column[0] ~ ' ' ~ rerun_safe._audit_column_type(column[1]) ~ (' not null' if column[2] else '')) -%}
     {%- endfor -%}
     {{- return('create table if not exists ' ~ relation ~ ' (' ~ defined | join(', ') ~ ')') -}}
 {% endmacro %}
@@ -19,10 +19,10 @@
         partition column comes last (Spark's order for partitioned tables). -#}
     {%- set defined = [] -%}
     {%- for column in columns if column[0] != partition_by -%}
-        {%- do defined.append(column[0] ~ ' ' ~ rerun_safe.audit_column_type(column[1])) -%}
+        {%- do defined.append(column[0] ~ ' ' ~ rerun_safe._audit_column_type(column[1])) -%}
     {%- endfor -%}
     {%- for column in columns if column[0] == partition_by -%}
-        {%- do defined.append(column[0] ~ ' ' ~ rerun_safe.audit_column_type(column[1])) -%}
+        {%- do defined.append(column[0] ~ ' ' ~ rerun_safe._audit_column_type(column[1])) -%}
     {%- endfor -%}
     {{- return(
         'create table if not exists ' ~ relation ~ ' (' ~ defined | join(', ') ~ ') using parquet'
@@ -30,6 +30,6 @@
     ) -}}
 {% endmacro %}
 
-{% macro audit_column_type(type) %}
+{% macro _audit_column_type(type) %}
     {{- return(rerun_safe.text_type() if type == 'text' else type) -}}
 {% endmacro %}

@@ -56,7 +56,7 @@
     {{ 'from' if loop.first else 'cross join' }} (
         select
             {%- for name, metric in scan.metrics.items() %}
-            {{ rerun_safe.metric_aggregate(metric) }} as {{ name }}{{ ',' if not loop.last }}
+            {{ rerun_safe._metric_aggregate(metric) }} as {{ name }}{{ ',' if not loop.last }}
             {%- endfor %}
         from {{ this }}
         {%- if scan.where %}
@@ -72,7 +72,7 @@
 {#- The SQL aggregate of one metric of log_model_run: (aggregate, expression[, condition]).
     A condition goes inside the aggregate as `case when`, which every engine has (an
     aggregate's FILTER clause is not portable). -#}
-{% macro metric_aggregate(metric) %}
+{% macro _metric_aggregate(metric) %}
     {%- set aggregate, expression = metric[0], metric[1] -%}
     {%- set condition = metric[2] if metric | length > 2 else none -%}
     {%- if aggregate not in ['count', 'count distinct', 'sum', 'min', 'max'] -%}

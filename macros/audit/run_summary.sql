@@ -26,14 +26,14 @@
     {%- if run is none -%}
         {%- do lines.append('run summary: this ' ~ flags.WHICH ~ ' registered no run (it stopped before the warehouse was touched)'
             ~ ((': failed ' ~ failed | join(', ')) if failed else '')) -%}
-        {%- do rerun_safe.print_run_summary(lines) -%}
+        {%- do rerun_safe._print_run_summary(lines) -%}
         {{- return('') -}}
     {%- endif -%}
     {%- set run_seq = run[0] | int -%}
     {%- do lines.append('run summary: run ' ~ run_seq ~ ' (' ~ flags.WHICH ~ ', invocation ' ~ invocation_id ~ '): ' ~ run[1]) -%}
     {%- if run[1] == 'refused' -%}
         {%- do lines.append('  refused: another run held the warehouse (' ~ run[2] ~ '); this run wrote nothing') -%}
-        {%- do rerun_safe.print_run_summary(lines) -%}
+        {%- do rerun_safe._print_run_summary(lines) -%}
         {{- return('') -}}
     {%- endif -%}
     {%- if failed -%}
@@ -61,7 +61,7 @@
     {%- endfor -%}
     {%- if not m -%}
         {%- do lines.append('  no model committed in this run') -%}
-        {%- do rerun_safe.print_run_summary(lines) -%}
+        {%- do rerun_safe._print_run_summary(lines) -%}
         {{- return('') -}}
     {%- endif -%}
     {%- if rebuilt -%}
@@ -74,7 +74,7 @@
     {%- set d = m.get('stg_landing__deliveries') -%}
     {%- if d is not none -%}
         {%- set rejected = d.get('files_rejected', 0) or 0 -%}
-        {%- set reasons = rerun_safe.run_summary_reasons(results, 'stg_landing__deliveries', 'reason',
+        {%- set reasons = rerun_safe._run_summary_reasons(results, 'stg_landing__deliveries', 'reason',
             "first_seen_run_seq = " ~ run_seq ~ " and status = 'rejected'") if rejected > 0 else '' -%}
         {%- do lines.append('  deliveries: ' ~ ((d.get('files_new', 0) or 0) - rejected) ~ ' new accepted, '
             ~ rejected ~ ' rejected' ~ ((' (' ~ reasons ~ ')') if reasons else '') ~ ', '
@@ -92,7 +92,7 @@
         {%- endif -%}
         {%- if q is not none -%}
             {%- set quarantined = q.get('quarantined_this_run', 0) or 0 -%}
-            {%- set reasons = rerun_safe.run_summary_reasons(results, 'quarantined_events', 'reason',
+            {%- set reasons = rerun_safe._run_summary_reasons(results, 'quarantined_events', 'reason',
                 "quarantined_run_seq = " ~ run_seq) if quarantined > 0 else '' -%}
             {%- do parts.append(quarantined ~ ' quarantined' ~ ((' (' ~ reasons ~ ')') if reasons else '')) -%}
         {%- endif -%}
@@ -114,7 +114,7 @@
     {%- set items = m.get('fct_order_items') -%}
     {%- if days is not none or items is not none or c is not none -%}
         {#- rows written as the adapter reports them (Postgres does; DuckDB reports none) -#}
-        {%- set rewritten = rerun_safe.run_summary_rows_written(results) -%}
+        {%- set rewritten = rerun_safe._run_summary_rows_written(results) -%}
         {%- set parts = [] -%}
         {%- if c is not none -%}
             {%- set changed_events = c.get('events_changed', 0) or 0 -%}
@@ -134,7 +134,7 @@
     {%- set ledger = m.get('fct_revenue_ledger') -%}
     {%- if ledger is not none -%}
         {%- do lines.append('  ledger: ' ~ (ledger.get('postings', 0) or 0) ~ ' postings (' ~ (ledger.get('reversals', 0) or 0)
-            ~ ' reversals), net ' ~ rerun_safe.run_summary_signed(ledger.get('posted_cents', 0) or 0) ~ ' cents') -%}
+            ~ ' reversals), net ' ~ rerun_safe._run_summary_signed(ledger.get('posted_cents', 0) or 0) ~ ' cents') -%}
     {%- endif -%}
     {%- if ledger is not none and days is not none -%}
         {%- set balanced = (ledger.get('balance_cents') | int) == (days.get('net_cents') | int) -%}
@@ -160,21 +160,21 @@
     {%- if c is not none and ledger is not none and changed == 0 and not failed and not rebuilt -%}
         {%- do lines.append('  nothing new: no-op (no business table changed)') -%}
     {%- endif -%}
-    {%- do rerun_safe.print_run_summary(lines) -%}
+    {%- do rerun_safe._print_run_summary(lines) -%}
     {{- return('') -}}
 {% endmacro %}
 
 {#- helpers of run_summary (not part of the package's interface) -#}
-{% macro print_run_summary(lines) %}
+{% macro _print_run_summary(lines) %}
     {%- for line in lines -%}{%- do log(line, info=true) -%}{%- endfor -%}
 {% endmacro %}
 
-{% macro run_summary_signed(cents) %}
+{% macro _run_summary_signed(cents) %}
     {{- return(('+' if cents | int > 0 else '') ~ cents) -}}
 {% endmacro %}
 
 {#- "reason n, reason n" for this run's rows of a model that ran in this invocation -#}
-{% macro run_summary_reasons(results, model, column, where) %}
+{% macro _run_summary_reasons(results, model, column, where) %}
     {%- set nodes = results | map(attribute='node') | selectattr('name', 'equalto', model) | list -%}
     {%- if not nodes or not nodes[0].relation_name -%}{{ return('') }}{%- endif -%}
     {%- set counted = run_query(
@@ -187,7 +187,7 @@
 {% endmacro %}
 
 {#- rows each model wrote, as its adapter reported them (none: '?') -#}
-{% macro run_summary_rows_written(results) %}
+{% macro _run_summary_rows_written(results) %}
     {%- set written = {} -%}
     {%- for result in results if result.adapter_response is mapping and result.adapter_response.get('rows_affected') is not none and result.adapter_response.get('rows_affected') | int >= 0 -%}
         {%- do written.update({result.node.name: result.adapter_response.get('rows_affected')}) -%}

@@ -2,13 +2,13 @@
     silently with the default): the error names each unknown var and the nearest known one. -#}
 {% macro require_known_vars(known) %}
     {%- set unknown = [] -%}
-    {%- for name in rerun_safe.cli_vars() -%}
+    {%- for name in rerun_safe._cli_vars() -%}
         {%- if name not in known -%}{%- do unknown.append(name | string) -%}{%- endif -%}
     {%- endfor -%}
     {%- if unknown -%}
         {%- set named = [] -%}
         {%- for name in unknown | sort -%}
-            {%- do named.append("var " ~ (name | truncate(80, true, '...')) ~ " (did you mean " ~ rerun_safe.nearest_name(name, known) ~ "?)") -%}
+            {%- do named.append("var " ~ (name | truncate(80, true, '...')) ~ " (did you mean " ~ rerun_safe._nearest_name(name, known) ~ "?)") -%}
         {%- endfor -%}
         {{- exceptions.raise_compiler_error(
             "rerun_safe: unknown " ~ named | join(', ') ~ ": this project reads no such var; the vars it reads: "
@@ -19,7 +19,7 @@
 
 {#- The vars given on the command line (--vars), as a mapping: dbt 1.11 gives a dict; a YAML
     text is read the way dbt reads it. -#}
-{% macro cli_vars() %}
+{% macro _cli_vars() %}
     {%- set given = invocation_args_dict.get('vars') -%}
     {%- if given is none or given == '' -%}{{ return({}) }}{%- endif -%}
     {%- if given is string -%}{%- set given = fromyaml(given) -%}{%- endif -%}
@@ -27,7 +27,7 @@
 {% endmacro %}
 
 {#- Levenshtein distance (insertions, deletions, substitutions: one each) between two texts. -#}
-{% macro edit_distance(a, b) %}
+{% macro _edit_distance(a, b) %}
     {%- set previous = namespace(row=range(b | length + 1) | list) -%}
     {%- for i in range(1, a | length + 1) -%}
         {%- set current = [i] -%}
@@ -41,10 +41,10 @@
 {% endmacro %}
 
 {#- The known name nearest to `name` (fewest edits; ties: the first in sorted order). -#}
-{% macro nearest_name(name, known) %}
+{% macro _nearest_name(name, known) %}
     {%- set best = namespace(name=none, distance=none) -%}
     {%- for candidate in known | sort -%}
-        {%- set distance = rerun_safe.edit_distance(name | string, candidate) -%}
+        {%- set distance = rerun_safe._edit_distance(name | string, candidate) -%}
         {%- if best.distance is none or distance < best.distance -%}
             {%- set best.name = candidate -%}
             {%- set best.distance = distance -%}

@@ -3,14 +3,14 @@
     against its delivery's first run (stg_landing__events: ingested_in_future) is judged the same
     way by every later run and --full-refresh. -#}
 {% macro run_clock_override() %}
-    {{- return(rerun_safe.timestamp_value('rerun_safe_now', var('rerun_safe_now', none))) -}}
+    {{- return(rerun_safe._timestamp_value('rerun_safe_now', var('rerun_safe_now', none))) -}}
 {% endmacro %}
 
 {#- A UTC instant, YYYY-MM-DDTHH:MM:SSZ or YYYY-MM-DD HH:MM:SS (the contract's two forms; a real
     calendar instant, year 0001 to 9999), returned as 'YYYY-MM-DD HH:MM:SS', or none. YAML reads
     an unquoted 2036-11-01 10:00:00 as a timestamp: one without an offset, or at UTC, is taken
     as that instant; any other offset is refused. -#}
-{% macro timestamp_value(name, value) %}
+{% macro _timestamp_value(name, value) %}
     {%- if value is none -%}{{ return(none) }}{%- endif -%}
     {%- set accepted = 'a UTC timestamp YYYY-MM-DDTHH:MM:SSZ or YYYY-MM-DD HH:MM:SS' -%}
     {%- if value is sameas true or value is sameas false or value is number -%}

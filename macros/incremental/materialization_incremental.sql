@@ -12,11 +12,11 @@
     and the same for postgres (without supported_languages). -#}
 
 {% materialization incremental, adapter='duckdb', supported_languages=['sql', 'python'] %}
-    {{- return(rerun_safe.incremental_with_strategies(dbt.materialization_incremental_duckdb)) -}}
+    {{- return(rerun_safe._incremental_with_strategies(dbt.materialization_incremental_duckdb)) -}}
 {% endmaterialization %}
 
 {% materialization incremental, adapter='postgres' %}
-    {{- return(rerun_safe.incremental_with_strategies(dbt.materialization_incremental_default)) -}}
+    {{- return(rerun_safe._incremental_with_strategies(dbt.materialization_incremental_default)) -}}
 {% endmaterialization %}
 
 {#- Spark (parquet tables: no DELETE, no MERGE, no transaction). The package's strategies are
@@ -34,7 +34,7 @@
       marker with no partition value.
     - `replace_keys` without `partition_by` (a small keyed table: one row per delivery): the
       whole table is written to `<name>__rerun_safe_new`, then swapped in by two renames; a
-      build that died between them is completed by the next one (spark_finish_swap).
+      build that died between them is completed by the next one (_spark_finish_swap).
     - `merge` on a parquet table with every column updated (no Delta or Iceberg here): the
       same rows as `replace_keys` on `unique_key`, so it runs as that.
     Any other strategy (append, insert_overwrite without partition_keep_rows) is dbt-spark's
@@ -58,10 +58,10 @@
     {%- set new_relation = this.incorporate(path={'identifier': this.identifier ~ '__rerun_safe_new'}, type='table') -%}
     {%- set old_relation = this.incorporate(path={'identifier': this.identifier ~ '__rerun_safe_old'}, type='table') -%}
     {%- set tmp_relation = this.incorporate(path={'identifier': this.identifier ~ '__rerun_safe_rows'}, type='table') -%}
-    {%- do rerun_safe.spark_finish_swap(target_relation, new_relation, old_relation) -%}
+    {%- do rerun_safe._spark_finish_swap(target_relation, new_relation, old_relation) -%}
     {%- do adapter.drop_relation(tmp_relation) -%}
     {%- set existing_relation = load_relation(this) -%}
-    {%- set full_build_sql = rerun_safe.full_build_sql(sql) -%}
+    {%- set full_build_sql = rerun_safe._full_build_sql(sql) -%}
 
     {{ run_hooks(pre_hooks) }}
 
@@ -141,7 +141,7 @@
 {% endmaterialization %}
 
 {#- The strategies this materialization runs, by config name: strategy -> SQL macro. -#}
-{% macro package_strategies() %}
+{% macro _package_strategies() %}
     {{- return({
         'insert_overwrite': rerun_safe.insert_overwrite_sql,
         'replace_keys': rerun_safe.replace_keys_sql,
@@ -150,16 +150,16 @@
 
 {#- What a first or full build creates: the model's rows, without those an incremental run would
     not insert (config partition_keep_rows), so both ways give the same table. -#}
-{% macro full_build_sql(sql) %}
+{% macro _full_build_sql(sql) %}
     {%- set keep_rows = config.get('partition_keep_rows') -%}
     {{- return(sql if not keep_rows else 'select * from (\n' ~ sql ~ '\n) as built where ' ~ keep_rows) -}}
 {% endmacro %}
 
 {#- dbt's default incremental materialization (dbt-adapters, global project), with the strategy
-    taken from package_strategies(): the same relations, hooks, transaction, schema-change
+    taken from _package_strategies(): the same relations, hooks, transaction, schema-change
     handling, grants and docs as the adapter's for the other strategies. -#}
-{% macro incremental_with_strategies(adapter_materialization) %}
-    {%- set strategies = rerun_safe.package_strategies() -%}
+{% macro _incremental_with_strategies(adapter_materialization) %}
+    {%- set strategies = rerun_safe._package_strategies() -%}
     {%- set strategy = config.get('incremental_strategy') -%}
     {%- if strategy not in strategies or model['language'] != 'sql' -%}
         {{- return(adapter_materialization()) -}}
@@ -184,7 +184,7 @@
     {{ run_hooks(pre_hooks, inside_transaction=True) }}
 
     {%- set state = namespace(need_swap=false, relation_for_indexes=target_relation) -%}
-    {%- set full_build_sql = rerun_safe.full_build_sql(sql) -%}
+    {%- set full_build_sql = rerun_safe._full_build_sql(sql) -%}
     {%- if existing_relation is none -%}
         {%- set build_sql = get_create_table_as_sql(False, target_relation, full_build_sql) -%}
     {%- elif full_refresh_mode -%}
@@ -242,7 +242,7 @@
     `new` exists only between its complete creation and its rename: if the target is gone the
     first rename happened, so the second one is done now; otherwise `new` was never swapped in
     and is dropped. `old` is left only after both renames: dropped. -#}
-{% macro spark_finish_swap(target_relation, new_relation, old_relation) %}
+{% macro _spark_finish_swap(target_relation, new_relation, old_relation) %}
     {%- set target_found = load_relation(target_relation) is not none or rerun_safe.audit_table_exists(target_relation.identifier) -%}
     {%- set new_found = rerun_safe.audit_table_exists(new_relation.identifier) -%}
     {%- if new_found and not target_found -%}

@@ -2,7 +2,7 @@
 
         dbt run-operation rerun_safe_upgrade        (with the build's --target and profile)
 
-    One transaction on DuckDB and Postgres: every step of schema_migrations() above the
+    One transaction on DuckDB and Postgres: every step of _schema_migrations() above the
     warehouse's version, then the version row; a failure anywhere commits nothing. It holds the
     registry lock (Postgres: the advisory lock on-run-start takes) and the lease row (FOR UPDATE),
     so no build starts or writes meanwhile, and it refuses, writing nothing, while a live run holds
@@ -13,64 +13,40 @@
     {%- if not execute -%}{{ return('') }}{%- endif -%}
     {%- set code = rerun_safe.code_schema_version() -%}
     {%- do rerun_safe.lock_run_registry() -%}
-    {%- do rerun_safe.begin_upgrade_transaction() -%}
+    {%- do rerun_safe._begin_upgrade_transaction() -%}
     {%- set found = rerun_safe.warehouse_schema_version() -%}
     {%- if found is none -%}
-        {%- do rerun_safe.refuse_upgrade(
+        {%- do rerun_safe._refuse_upgrade(
             "rerun_safe: no warehouse in schema " ~ target.schema ~ " (no rerun_safe_runs table): nothing to upgrade; "
             ~ "check --target and the profile (a first build records schema version " ~ code ~ " itself)"
         ) -%}
     {%- elif found > code -%}
-        {%- do rerun_safe.refuse_upgrade(rerun_safe.schema_version_message(found, code)) -%}
+        {%- do rerun_safe._refuse_upgrade(rerun_safe.schema_version_message(found, code)) -%}
     {%- elif found == code -%}
-        {%- do rerun_safe.end_upgrade_transaction() -%}
+        {%- do rerun_safe._end_upgrade_transaction() -%}
         {%- do rerun_safe.unlock_run_registry() -%}
         {{- log("rerun_safe: the warehouse is at schema version " ~ code ~ " already: nothing to upgrade", info=true) -}}
         {{- return('') -}}
     {%- endif -%}
-    {%- do rerun_safe.require_no_live_lease_holder() -%}
+    {%- do rerun_safe._require_no_live_lease_holder() -%}
     {%- set applied = [] -%}
-    {%- for step in rerun_safe.schema_migrations() if step.version > found and step.version <= code -%}
-        {%- do rerun_safe.apply_schema_migration(step.version) -%}
+    {%- for step in rerun_safe._schema_migrations() if step.version > found and step.version <= code -%}
+        {%- do rerun_safe._apply_schema_migration(step.version) -%}
         {%- do applied.append(step.version ~ ': ' ~ step.change) -%}
     {%- endfor -%}
     {%- do run_query(rerun_safe.schema_version_row_sql(code, found)) -%}
-    {%- do rerun_safe.end_upgrade_transaction() -%}
+    {%- do rerun_safe._end_upgrade_transaction() -%}
     {%- do rerun_safe.unlock_run_registry() -%}
     {{- log("rerun_safe: upgraded the warehouse from schema version " ~ found ~ " to " ~ code ~ " (" ~ applied | join('; ')
         ~ "); the ledger, the correction log, the deliveries and the run log are kept", info=true) -}}
 {% endmacro %}
 
-{#- Every schema version after 0, with what its migration changes. Step N migrates a warehouse
-    of version N-1; its SQL is the dispatched macro schema_migration_N below (adapter-specific
-    where engines differ). Steps run in order, inside the upgrade's transaction, so none may
-    commit. -#}
-{% macro schema_migrations() %}
-    {{- return([
-        {'version': 1, 'change': 'the schema version is recorded (rerun_safe_schema_version)'},
-    ]) -}}
-{% endmacro %}
-
-{#- One step by its version (dbt resolves dispatch names when it parses, so each step is named
-    here literally). -#}
-{% macro apply_schema_migration(version) %}
-    {%- if version == 1 -%}
-        {%- do rerun_safe.schema_migration_1() -%}
-    {%- else -%}
-        {%- do rerun_safe.refuse_upgrade("rerun_safe: schema_migrations() lists version " ~ version ~ ", which apply_schema_migration() does not know") -%}
-    {%- endif -%}
-{% endmacro %}
-
-{% macro schema_migration_1() %}{{ return(adapter.dispatch('schema_migration_1', 'rerun_safe')()) }}{% endmacro %}
-{% macro default__schema_migration_1() %}
-    {%- do run_query(rerun_safe.create_schema_version_table_sql()) -%}
-{% endmacro %}
 
 {#- A live run holds the warehouse: the upgrade waits for no one (the lease may be held for an
     hour) and writes nothing. A holder with no sign of life for rerun_safe_lease_stale_seconds
     (DuckDB: 0, this process holds the file) is dead: its lease is left to the next build's
     take-over. -#}
-{% macro require_no_live_lease_holder() %}
+{% macro _require_no_live_lease_holder() %}
     {%- if not rerun_safe.audit_table_exists('rerun_safe_lease') -%}{{ return('') }}{%- endif -%}
     {%- set stale = rerun_safe.lease_stale_seconds() -%}
     {%- set cutoff = rerun_safe.utc_now() ~ " - interval '" ~ (stale | int) ~ " seconds'" -%}
@@ -84,7 +60,7 @@
         ~ ")"
     ) -%}
     {%- if found.rows | length > 0 -%}
-        {%- do rerun_safe.refuse_upgrade(
+        {%- do rerun_safe._refuse_upgrade(
             "rerun_safe: another run (" ~ found.rows[0][0] ~ ") holds the warehouse; the upgrade wrote nothing. "
             ~ "Run it when no build is running; if that run is certainly dead, release it first with: "
             ~ "dbt run-operation release_warehouse_lease --args '{invocation_id: " ~ found.rows[0][0] ~ "}'"
@@ -92,33 +68,12 @@
     {%- endif -%}
 {% endmacro %}
 
-{#- The upgrade's one transaction: an explicit BEGIN ... COMMIT on the operation's connection,
-    on DuckDB and on Postgres too (measured: there every run_query of a run-operation commits on
-    its own, each its own transaction id, so without BEGIN a failed step would leave the steps
-    before it). Spark has no transactions: each step is one statement and the version row is
-    written last, so an upgrade stopped midway runs again. -#}
-{% macro begin_upgrade_transaction() %}{{ return(adapter.dispatch('begin_upgrade_transaction', 'rerun_safe')()) }}{% endmacro %}
-{% macro default__begin_upgrade_transaction() %}
-    {%- do run_query('begin transaction') -%}
+{#- Every schema version after 0, with what its migration changes. Step N migrates a warehouse
+    of version N-1; its SQL is the dispatched macro _schema_migration_N (adapter-specific where
+    engines differ; _apply_schema_migration.sql). Steps run in order, inside the upgrade's
+    transaction, so none may commit. -#}
+{% macro _schema_migrations() %}
+    {{- return([
+        {'version': 1, 'change': 'the schema version is recorded (rerun_safe_schema_version)'},
+    ]) -}}
 {% endmacro %}
-{% macro spark__begin_upgrade_transaction() %}{% endmacro %}
-
-{% macro end_upgrade_transaction() %}{{ return(adapter.dispatch('end_upgrade_transaction', 'rerun_safe')()) }}{% endmacro %}
-{% macro default__end_upgrade_transaction() %}
-    {%- do run_query('commit') -%}
-{% endmacro %}
-{% macro spark__end_upgrade_transaction() %}{% endmacro %}
-
-{#- Stop the upgrade before it changed anything: end its transaction, free the registry lock,
-    fail with `message`. -#}
-{% macro refuse_upgrade(message) %}
-    {%- do rerun_safe.rollback_upgrade_transaction() -%}
-    {%- do rerun_safe.unlock_run_registry() -%}
-    {{- exceptions.raise_compiler_error(message) -}}
-{% endmacro %}
-
-{% macro rollback_upgrade_transaction() %}{{ return(adapter.dispatch('rollback_upgrade_transaction', 'rerun_safe')()) }}{% endmacro %}
-{% macro default__rollback_upgrade_transaction() %}
-    {%- do run_query('rollback') -%}
-{% endmacro %}
-{% macro spark__rollback_upgrade_transaction() %}{% endmacro %}

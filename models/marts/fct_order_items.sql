@@ -48,6 +48,12 @@
             where {{ rerun_safe.written_since_last_commit_filter('changed') }}
         )
 {%- endset %}
+{%- set at_latest_event_time %}
+    inner join totals
+        on
+            copies.item_key = totals.item_key
+            and copies.event_time = totals.last_event_time
+{%- endset %}
 {%- set unchanged_at_latest_event_time %}
         copies.copy_status = 'current'
         and not ({{ rerun_safe.written_since_last_commit_filter('copies') }})
@@ -126,28 +132,18 @@ latest_candidates as (
     from changed_copies
     where changed_copies.copy_status = 'current'
     union all
-    select
-        copies.item_key,
-        copies.event_time,
-        copies.event_id,
-        copies.order_id,
-        copies.currency
-    from {{ copies }} as copies
-    inner join totals
-        on
-            copies.item_key = totals.item_key
-            and copies.event_time = totals.last_event_time
-    where {{ rerun_safe.narrow_probe_filter(copies, 'copies', unchanged_at_latest_event_time) }}
-    {%- else %}
-    select
-        copies.item_key,
-        copies.event_time,
-        copies.event_id,
-        copies.order_id,
-        copies.currency
-    from {{ copies }} as copies
-    where {{ current }}
     {%- endif %}
+    select
+        copies.item_key,
+        copies.event_time,
+        copies.event_id,
+        copies.order_id,
+        copies.currency
+    from {{ copies }} as copies
+    {{ at_latest_event_time if incremental }}
+    where {{ rerun_safe.narrow_probe_filter(
+        copies, 'copies', unchanged_at_latest_event_time,
+    ) if incremental else current }}
 ),
 
 latest_event as (

@@ -48,7 +48,7 @@ MACROS = (
     "whole_number_var",
     "flag_var",
     "date_var",
-    "timestamp_value",
+    "_timestamp_value",
     "assert_balance",
     "dedupe_by_key",
 )

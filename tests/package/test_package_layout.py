@@ -5,12 +5,15 @@ macros/pipeline (the root cannot list macros/ itself: it would parse the package
 dbt_project.yml as a property file). A family added to one list and not the other, or a
 package macro that calls a pipeline macro, breaks every project that installs the package.
 
-Laid out by macro, as dbt-utils is: each file holds one public macro, named after the file, with
-its dispatched implementations (`<adapter>__<name>`) and the helpers only it uses; each public
-macro of the package is documented in its folder's `_<family>__macros.yml`, argument for
-argument. A macro is public when anything outside its file calls it (another macro, a model, a
-hook, a data test) or when nothing calls it (an entry point: a hook, run-operation, a user).
-Read from the files, without dbt.
+Laid out by macro, as dbt-utils is: each file holds one macro, named after the file, with its
+dispatched implementations (`<adapter>__<name>`) and helpers, and no file holds more than 8
+macros. A package macro is public when its folder's `_<family>__macros.yml` documents it
+(argument for argument) or something outside the package calls it (a model, a hook, a data
+test, the pipeline's macros, a consumer project, a run-operation in the docs); every other one
+is a helper and is private: its name starts with `_` (dbt-utils' `_is_relation`), and a private
+macro that dispatches keeps the `_` after the adapter's `__` (`_x` -> `default___x`,
+`postgres___x`), the names dbt's dispatch looks up. A private macro may have a file of its own
+(`_x.sql`), named after it. Read from the files, without dbt.
 """
 
 from __future__ import annotations
@@ -114,6 +117,10 @@ def _definitions(path: Path) -> list[tuple[str, str, list[str]]]:
     return found
 
 
+def _private(name: str) -> bool:
+    return name.startswith("_")
+
+
 def _group(name: str) -> str:
     """The macro a dispatched implementation implements (`duckdb__x` -> `x`)."""
     prefix, _, rest = name.partition("__")
@@ -162,7 +169,7 @@ def _layout(path: Path) -> tuple[list[tuple[str, list[str]]], list[str], list[st
     text = COMMENT.sub("", path.read_text())
     called_here = set(re.findall(r"\brerun_safe\.(\w+)\b", text)) | set(DISPATCH.findall(text))
     outside = _callers_outside(others, path)
-    helpers = sorted(g for g in others if g in called_here and g not in outside)
+    helpers = sorted(g for g in others if g in called_here and (_private(g) or g not in outside))
     return own or implementations, helpers, sorted(others - set(helpers))
 
 
@@ -196,7 +203,12 @@ def test_every_public_package_macro_is_documented_with_its_signature() -> None:
     for name in _package_paths():
         folder = MACROS / name
         documented = _documented(folder)
-        public = {macro: args for path in sorted(folder.glob("*.sql")) for macro, args in _layout(path)[0]}
+        public = {
+            macro: args
+            for path in sorted(folder.glob("*.sql"))
+            if not _private(path.stem)
+            for macro, args in _layout(path)[0]
+        }
         for macro, args in public.items():
             entry = documented.get(macro)
             if entry is None:
@@ -218,3 +230,78 @@ def test_every_public_package_macro_is_documented_with_its_signature() -> None:
             f"{name}: {macro} is documented but is no public macro here" for macro in documented if macro not in public
         ]
     assert problems == [], "\n".join(problems)
+
+
+MOST_MACROS_PER_FILE = 8
+
+
+def test_no_macro_file_holds_more_than_eight_macros() -> None:
+    crowded = {
+        str(path.relative_to(REPO)): len(_definitions(path))
+        for path in sorted(MACROS.rglob("*.sql"))
+        if len(_definitions(path)) > MOST_MACROS_PER_FILE
+    }
+    assert crowded == {}, f"split these along their seams (at most {MOST_MACROS_PER_FILE} macros a file): {crowded}"
+
+
+def _outside_the_package() -> dict[Path, str]:
+    """What uses the package from outside: the pipeline's models, data tests, hooks and macros,
+    the consumer project (not its macro tests, which test the package's helpers too), and the
+    docs (run-operation)."""
+    consumer = REPO / "tests" / "package" / "consumer"
+    paths = [
+        *(REPO / "models").rglob("*.sql"),
+        *(REPO / "tests" / "dbt").rglob("*.sql"),
+        *(MACROS / "pipeline").rglob("*.sql"),
+        REPO / "dbt_project.yml",
+        REPO / "README.md",
+        *(REPO / "docs").glob("*.md"),
+        consumer / "dbt_project.yml",
+        *[p for p in consumer.rglob("*.sql") if "macro_tests" not in p.relative_to(consumer).parts],
+    ]
+    return {p: p.read_text() for p in paths}
+
+
+def _called_from_outside(name: str) -> list[str]:
+    pattern = re.compile(rf"\brerun_safe\.{name}\b|\brun-operation {name}\b")
+    return sorted(str(p.relative_to(REPO)) for p, text in _outside_the_package().items() if pattern.search(text))
+
+
+def _package_groups() -> dict[str, set[str]]:
+    """Each macro of the package (a dispatched one once, by its own name) -> every name it is
+    defined or documented under (`x`, `default__x`, `test_x`, `materialization_x_<adapter>`)."""
+    groups: dict[str, set[str]] = {}
+    for path in _package_files():
+        for kind, name, _args in _definitions(path):
+            group = name if kind != "macro" else _group(name)
+            groups.setdefault(group, set()).add(name)
+    return groups
+
+
+def test_package_helpers_are_private_and_public_macros_are_not() -> None:
+    documented = {name for family in _package_paths() for name in _documented(MACROS / family)}
+    unmarked, exposed = [], []
+    for group, names in sorted(_package_groups().items()):
+        public = bool(names & documented) or bool(_called_from_outside(group))
+        if _private(group):
+            exposed += [f"{group}: documented" for n in sorted(names & documented)]
+            exposed += [f"{group}: called from {where}" for where in _called_from_outside(group)]
+        elif not public:
+            unmarked.append(group)
+    assert unmarked == [], (
+        f"helpers (documented nowhere, called only inside the package) must start with '_': {unmarked}"
+    )
+    assert exposed == [], f"private macros used as public ones: {exposed}"
+
+
+def test_a_private_macro_dispatches_under_its_own_name() -> None:
+    """`_x` dispatches `adapter.dispatch('_x', 'rerun_safe')`, so dbt looks up `default___x` and
+    `<adapter>___x`: an implementation named `default__x` would never be found (or be `x`'s)."""
+    wrong = {}
+    for path in _package_files():
+        text = COMMENT.sub("", path.read_text())
+        for name in DISPATCH.findall(text):
+            defined = {n for _k, n, _a in _definitions(path) if _group(n) == name and n != name}
+            if _private(name) and not any(n.split("__", 1)[1] == name for n in defined):
+                wrong[str(path.relative_to(REPO))] = name
+    assert wrong == {}, f"dispatched private macros without an `<adapter>__<name>` implementation beside them: {wrong}"

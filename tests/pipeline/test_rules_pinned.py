@@ -4,6 +4,7 @@ each, on DuckDB. Each docstring states the case; the rule numbers are the issue'
 from __future__ import annotations
 
 import os
+import re
 import time
 
 import pytest
@@ -90,32 +91,60 @@ OTHER = "0000aaaa-0000-0000-0000-000000000001"
 
 def test_a_run_that_lost_its_lease_does_not_release_it(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch) -> None:
     """Rule 4a: another run takes the lease over while this one runs (right before its on-run-end): this run's
-    on-run-end must leave the new holder's lease alone. A run refused at on-run-start leaves it alone too."""
+    on-run-end must leave the new holder's lease alone. A run refused at on-run-start leaves it alone too, and
+    registers nothing: neither run rewrites a row of the run registry in on-run-start."""
     from dbt.adapters.sql.connections import SQLConnectionManager
 
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100)])
     pipeline.build()
     original = SQLConnectionManager.add_query
     taken: list[str] = []
+    sent: list[str] = []
 
     def add_query(self, sql, *args, **kwargs):
+        sent.append(re.sub(r"^/\*.*?\*/", "", " ".join(sql.split()).lower()).strip())
         if not taken and "rerun_safe_lease" in sql and "set holder_invocation_id = cast(null" in sql:
             taken.append(sql)
             original(self, f"update rerun_safe_lease set holder_invocation_id = '{OTHER}'", *args, **kwargs)
         return original(self, sql, *args, **kwargs)
+
+    def registry_writes() -> tuple[list[str], list[str]]:
+        """The inserts into the run registry, and its updates other than finish_run's (which
+        touches only a row still `started`)."""
+        writes = [s for s in sent if "rerun_safe_runs" in s]
+        return (
+            [s for s in writes if s.startswith("insert")],
+            [s for s in writes if s.startswith("update") and "status = 'started'" not in s],
+        )
 
     monkeypatch.setattr(SQLConnectionManager, "add_query", add_query)
     pipeline.build()
     monkeypatch.undo()
     assert taken, "on-run-end sent no release"
     assert pipeline.query("select holder_invocation_id, released_at is null from rerun_safe_lease") == [(OTHER, False)]
+    # The holder's on-run-start writes its run's row whole, in one insert; it rewrites no row of
+    # the registry, which other runs' models may be reading.
+    inserts, updates = registry_writes()
+    assert len(inserts) == 1 and "'started'" in inserts[0] and updates == [], (inserts, updates)
+    assert pipeline.scalar("select waited_seconds from rerun_safe_runs order by run_seq desc limit 1") is not None
 
     _hand_lease_to(pipeline, OTHER, heartbeat_hours_ago=0)
+    sent.clear()
+    monkeypatch.setattr(SQLConnectionManager, "add_query", add_query)
     refused = pipeline.dbt("build", vars=WAIT_NOT)
+    monkeypatch.undo()
     assert not refused.success
     assert "holds the warehouse" in " ".join(refused.messages.values())
     assert pipeline.query("select holder_invocation_id, released_at from rerun_safe_lease") == [(OTHER, None)]
     assert pipeline.scalar(RUNS) == "refused"
+    # A refused run registers nothing and rewrites no row: its one write there is its whole
+    # `refused` row.
+    inserts, updates = registry_writes()
+    assert len(inserts) == 1 and "'refused'" in inserts[0] and updates == [], (inserts, updates)
+    assert pipeline.query(
+        "select status, refused_by, waited_seconds is not null from rerun_safe_runs"
+        " where invocation_id = (select invocation_id from rerun_safe_runs order by run_seq desc limit 1)"
+    ) == [("refused", OTHER, True)]
 
 
 def test_a_holder_still_committing_models_is_alive_though_its_heartbeat_is_old(pipeline: Pipeline) -> None:

@@ -107,7 +107,7 @@ def failing_upgrade_code(tmp_path_factory: pytest.TempPathFactory) -> Path:
         shutil.copy2(project.PROJECT_DIR / name, root / name)
     for folder in ("macros", "models", "seeds", "tests/dbt"):
         shutil.copytree(project.PROJECT_DIR / folder, root / folder)
-    step = root / "macros/upgrade/rerun_safe_upgrade.sql"
+    step = root / "macros/upgrade/_apply_schema_migration.sql"
     text = step.read_text()
     assert text.count(STEP) == 1, "migration step 1 changed: update STEP"
     step.write_text(text.replace(STEP, FAILING_STEP))

@@ -10,9 +10,9 @@
     ['whole_number_at_the_low_bound', rerun_safe.whole_number_var('macro_test_unset', 1, 10, default=1)],
     ['flag_in_capitals', rerun_safe.flag_var('macro_test_flag')],
     ['leap_day', rerun_safe.date_var('macro_test_date')],
-    ['timestamp_t_and_z', rerun_safe.timestamp_value('macro_test_instant', '2026-11-01T10:15:00Z')],
-    ['timestamp_space', rerun_safe.timestamp_value('macro_test_instant', '2026-11-01 10:15:00')],
-    ['timestamp_none', rerun_safe.timestamp_value('macro_test_instant', none)],
+    ['timestamp_t_and_z', rerun_safe._timestamp_value('macro_test_instant', '2026-11-01T10:15:00Z')],
+    ['timestamp_space', rerun_safe._timestamp_value('macro_test_instant', '2026-11-01 10:15:00')],
+    ['timestamp_none', rerun_safe._timestamp_value('macro_test_instant', none)],
 ] if execute else [] %}
 
 with
