@@ -35,7 +35,7 @@ from typing import Any
 from pipeline_demo.generate import GeneratorConfig, generate
 from tests.pipeline.project import PROJECT_DIR, Pipeline, assert_every_kind, deliveries_by_day, engine_state
 
-SHORT_POINTS = 10
+SHORT_POINTS = 6
 FULL_POINTS = 50
 DEFAULT_SEED = 32
 CHILD_TIMEOUT_S = 600
