@@ -43,7 +43,13 @@ def test_a_size_the_disk_cannot_hold_is_refused_before_any_write(tmp_path: Path)
     assert not out.exists() and not (tmp_path / "large.md").exists()
 
 
-@pytest.mark.parametrize(("name", "value"), [("SIZE", "100M; rm -rf /"), ("STEPS", "$(touch x)")])
+MAKE_CASES = {
+    "bench_large_size_injection": ("SIZE", "100M; rm -rf /"),
+    "bench_large_steps_substitution": ("STEPS", "$(touch x)"),
+}
+
+
+@pytest.mark.parametrize(("name", "value"), list(MAKE_CASES.values()), ids=list(MAKE_CASES))
 def test_a_bad_make_variable_is_refused_naming_it(tmp_path: Path, name: str, value: str) -> None:
     env = dict(os.environ, **{f"RERUN_SAFE_MAKE_{name}": value})
     proc = large("--out", str(tmp_path / "out"), "--doc", str(tmp_path / "large.md"), env=env)
