@@ -268,6 +268,11 @@ class Pipeline:
             # (unit_tests()), not in every build of every scenario
             assert "--exclude" not in args, "a second --exclude would not join this one: merge them"
             argv += ["--exclude", "resource_type:unit_test"]
+        if "--log-path" not in args:
+            # dbt's file log only where a test reads it (it passes --log-path): otherwise every
+            # pipeline of every worker appended each statement to the repository's logs/dbt.log,
+            # about 7 % of a DuckDB build (measured: 2.84 s against 2.64 s a build)
+            argv += ["--log-level-file", "none"]
         env = self.dbt_env()
         if not shared:
             result = run_dbt(argv, target_path=self.target_path, env=env, write_json=False)
