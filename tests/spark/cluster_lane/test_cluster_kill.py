@@ -14,6 +14,11 @@ rewrite with no run-log row behind it: the copies balance (valid staged rows = r
 stops it with the repair command, and the repair gives the clean tables. If the rewrite had
 not committed (a server that cancels its statements when the client goes), the rerun redoes
 it; both outcomes are checked, and which one happened is printed.
+
+The same warehouse then gets a third day whose copies model fails after its write (an injected
+fault): the balance stops the rerun and the repair gives a clean build's tables
+(engine_equality.failure_after_the_write_then_repair; one cluster schema, seeded and built once,
+serves both failures).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from pipeline_demo.generate import GeneratorConfig, generate
 from tests.pipeline.project import Pipeline, deliveries_by_day, engine_state
 from tests.spark.children import DbtChild
 from tests.spark.project import ClusterPipeline
+from tests.spark.scenarios.engine_equality import failure_after_the_write_then_repair
 from tests.spark.scenarios.repair import comparable
 
 pytestmark = pytest.mark.spark
@@ -62,12 +68,16 @@ def killed_at(spark: ClusterPipeline, folder: Path, statement: re.Pattern) -> fl
 
 def test_a_build_killed_mid_write_is_repaired(tmp_path: Path, spark_cluster) -> None:
     deliveries = tmp_path / "deliveries"
-    generate(GeneratorConfig(days=2, events_per_day=20), deliveries)
+    generate(GeneratorConfig(days=3, events_per_day=20), deliveries)
     days = deliveries_by_day(deliveries)
+    assert len(days) == 3, [len(day) for day in days]
     duck = Pipeline(tmp_path / "duck")
-    duck.deliver(*(path for day in days for path in day))
+    duck.deliver(*(path for day in days[:2] for path in day))
     assert duck.run().success
     clean = comparable(engine_state(duck))
+    duck_three_days = Pipeline(tmp_path / "duck_three_days")
+    duck_three_days.deliver(*(path for day in days for path in day))
+    assert duck_three_days.run().success
 
     spark = ClusterPipeline(tmp_path / "spark", spark_cluster)
     try:
@@ -95,5 +105,6 @@ def test_a_build_killed_mid_write_is_repaired(tmp_path: Path, spark_cluster) -> 
             f"killed {killed_after:.1f} s into the build; the server ran its statement on for"
             f" {left_running:.1f} s; the next build {outcome}"
         )
+        failure_after_the_write_then_repair(spark, days[2], duck_three_days)
     finally:
         spark.close()

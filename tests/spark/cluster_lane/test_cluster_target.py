@@ -29,7 +29,3 @@ def test_generated_deliveries_build_identically_on_duckdb_and_spark(tmp_path: Pa
 
 def test_malformed_rows_and_odd_files_stage_as_on_duckdb(tmp_path: Path, spark: ClusterPipeline) -> None:
     engine_equality.malformed_rows_and_odd_files_stage_as_on_duckdb(tmp_path, spark)
-
-
-def test_a_failure_after_the_write_is_caught_and_repaired(tmp_path: Path, spark: ClusterPipeline) -> None:
-    engine_equality.a_failure_after_the_write_is_caught_and_repaired(tmp_path, spark)

@@ -163,18 +163,26 @@ def a_failure_after_the_write_is_caught_and_repaired(tmp_path: Path, spark: Lane
     assert duck.run().success
     spark.deliver(*days[0])
     spark.run_ok()
-    spark.deliver(*days[1])
+    failure_after_the_write_then_repair(spark, days[1], duck)
+
+
+def failure_after_the_write_then_repair(spark: LanePipeline, day: list[Path], clean: Pipeline) -> None:
+    """`spark` (built up to the day before `day`) gets `day`, and its copies model fails after
+    its write: the rerun stops on the balance, and the repair gives the tables of `clean` (a
+    DuckDB pipeline built with every day up to `day`). The cluster lane runs this after its
+    kill (tests/spark/cluster_lane/test_cluster_kill.py), on the warehouse the kill left repaired."""
+    spark.deliver(*day)
     failed = spark.run(vars={"rerun_safe_fail_model": "int_event_copies_classified"})
     assert not failed.success and "injected fault" in failed.messages["model.rerun_safe.int_event_copies_classified"]
     rerun = spark.run()
     assert not rerun.success
     assert "valid staged rows != rows in copies" in rerun.messages["model.rerun_safe.int_event_copies_classified"]
     spark.run_ok("--full-refresh", "--select", "stg_landing__deliveries+")
-    expected, got = engine_state(duck), engine_state(spark)
+    expected, got = engine_state(clean), engine_state(spark)
     for name in ("items", "days", "quarantine", "late"):
         assert got[name] == expected[name], f"{name} differs from a clean DuckDB build after the repair"
     ledger_sums = (
         "select company_id, revenue_date, currency, sum(amount_cents) from fct_revenue_ledger"
         " group by company_id, revenue_date, currency having sum(amount_cents) != 0"
     )
-    assert sorted(spark.query(ledger_sums), key=repr) == sorted(duck.query(ledger_sums), key=repr)
+    assert sorted(spark.query(ledger_sums), key=repr) == sorted(clean.query(ledger_sums), key=repr)
