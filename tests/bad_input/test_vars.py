@@ -172,9 +172,9 @@ def test_ingested_in_future_is_judged_by_the_clock_of_the_deliverys_first_run(en
         for case in CLOCK_CASES:
             if case.now == now:
                 pipeline.land(case.name, [case.row])
-        # the first run a build (it loads the seeds: run_ok's own `dbt seed` would register a run
-        # of its own, and the registry's clocks are asserted below); then models only, until the
-        # last build runs the data tests on the final state
+        # the first run is a build, which loads the seeds in the same run (run_ok's `dbt seed`
+        # would register a run of its own, and the registry's clocks are asserted below); the
+        # next runs are models only, until the last build runs the data tests on the final state
         (pipeline.build if index == 0 else pipeline.run_ok)(vars={"rerun_safe_now": now})
     assert [str(t) for (t,) in pipeline.query("select started_at from rerun_safe_runs order by run_seq")] == [
         str(parse_timestamp(now)) for now in nows
