@@ -92,10 +92,11 @@ APPENDED = [row("cw6", "30")]
 def run_scenario(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch) -> None:
     """Run 1 loads a; run 2 lists b, c and d, and between the inspection and staging's read b is
     rewritten (3 other rows, the same size, its mtime restored) and c appended to; run 3 loads
-    what the folder then holds. Each build runs the project's data tests, among them "every
-    landed row is accounted for" (tests/dbt)."""
+    what the folder then holds; run 4 finds nothing new. Runs 1 to 3 are `dbt run` (models
+    only); run 4 is a build, whose data tests, among them "every landed row is accounted for"
+    (tests/dbt), check the state the scenario ends with."""
     pipeline.land("2026-11-01_a.csv", raw=csv_text([row("cw0", "1")]))
-    pipeline.build()
+    pipeline.run_ok()
     first_b = sized([row("cw1", "100"), row("cw1b", "200")], 400)
     b = pipeline.land("2026-11-02_b.csv", raw=first_b)
     c = pipeline.land("2026-11-02_c.csv", raw=csv_text([row("cw5", "10")]))
@@ -105,7 +106,7 @@ def run_scenario(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch) -> None:
         c: append(csv_text(APPENDED).split("\n", 1)[1]),  # the rows only, no header
     }
     with changed_before_staging_reads(monkeypatch, changes) as fired:
-        pipeline.build()
+        pipeline.run_ok()
     assert fired, "the change never happened: no statement read the landing folder for staging"
     # run 2: a and d staged, nothing of b or c (neither the bytes inspected nor the new ones)
     assert sorted(pipeline.query("select source_file, count(*) from stg_landing__events group by 1")) == [
@@ -124,7 +125,7 @@ def run_scenario(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch) -> None:
     ]
     assert pipeline.net_total() == 8
     # run 3: judged again, loaded once: b's three new rows, c's two
-    pipeline.build()
+    pipeline.run_ok()
     assert sorted(pipeline.query("select source_file, count(*) from stg_landing__events group by 1")) == [
         ("2026-11-01_a.csv", 1),
         ("2026-11-02_b.csv", 3),
@@ -160,11 +161,11 @@ def test_a_change_the_stat_cannot_show_is_seen_by_the_bytes(pipeline: Pipeline, 
     staging's read, and the other MD5 defers it; the next run loads the new rows once."""
     frozen_stat(monkeypatch, ctime_ns=1_700_000_000 * 10**9, inspected_after_ns=10**9)
     pipeline.land("2026-11-01_a.csv", raw=csv_text([row("cb0", "1")]))
-    pipeline.build()
+    pipeline.run_ok()  # models only until the last build, which runs the data tests
     b = pipeline.land("2026-11-02_b.csv", raw=sized([row("cb1", "100"), row("cb1b", "200")], 400))
     inode = b.stat().st_ino
     with changed_before_staging_reads(monkeypatch, {b: rewrite_keeping_size_and_mtime(sized(REWRITTEN, 400))}) as fired:
-        pipeline.build()
+        pipeline.run_ok()
     assert fired and b.stat().st_ino == inode
     assert pipeline.query("select source_file from stg_landing__events") == [("2026-11-01_a.csv",)]
     assert pipeline.query(
@@ -187,12 +188,12 @@ def test_bytes_that_changed_are_never_decoded_on_postgres(pg, monkeypatch) -> No
     inspection and staging's read fails nothing; it is deferred, and the next run rejects it
     (invalid_encoding)."""
     pg.land("2026-11-01_a.csv", raw=csv_text([row("cu0", "1")]))
-    pg.build()
+    pg.run_ok()  # models only until the last build, which runs the data tests
     text = csv_text([row("cu1", "100")])
     b = pg.land("2026-11-02_b.csv", raw=text)
 
     with changed_before_staging_reads(monkeypatch, {b: not_utf8}) as fired:
-        pg.build()
+        pg.run_ok()
     assert fired
     assert pg.query("select source_file from stg_landing__events") == [("2026-11-01_a.csv",)]
     assert pg.query("select status, reason from stg_landing__deliveries where file_name = '2026-11-02_b.csv'") == [
@@ -219,7 +220,7 @@ def test_a_change_that_fails_the_reader_does_not_stick_the_next_run(pipeline: Pi
     (rejected, invalid_encoding); the delivery inspected before is superseded by it
     (changed_while_read), not owed, and the other delivery of the failed run loads."""
     pipeline.land("2026-11-01_a.csv", raw=csv_text([row("cf0", "1")]))
-    pipeline.build()
+    pipeline.run_ok()  # models only until the last build, which runs the data tests
     b = pipeline.land("2026-11-02_b.csv", raw=csv_text([row("cf1", "100")]))
     pipeline.land("2026-11-02_d.csv", raw=csv_text([row("cf2", "20")]))
     with changed_before_staging_reads(monkeypatch, {b: not_utf8}) as fired:

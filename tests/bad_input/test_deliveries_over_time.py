@@ -25,7 +25,7 @@ def _rewrite_keeping_stat(path, text: str) -> None:
 def test_rewrite_with_same_size_and_mtime_is_a_new_delivery(pipeline: Pipeline) -> None:
     """A file rewritten with the same size and its mtime kept: 100 becomes 900, and the new amount is published."""
     path = pipeline.land("2026-11-01_a.csv", raw=csv_text([row("rw1", "100")]))
-    pipeline.build()
+    pipeline.run_ok()  # models only: the last build runs the data tests on the final state
     assert pipeline.net_total() == 100
     time.sleep(2.1)  # past the 2 s window in which a same-tick rewrite could hide (see the model)
     _rewrite_keeping_stat(path, csv_text([row("rw1", "900", version="2")]))
@@ -41,7 +41,7 @@ def test_rewrite_with_same_size_and_mtime_is_a_new_delivery(pipeline: Pipeline) 
 def test_rewrite_in_the_same_second_is_still_seen(pipeline: Pipeline) -> None:
     """A rewrite right after the first run (same size, same mtime, within the racy window): still a new delivery."""
     path = pipeline.land("2026-11-01_a.csv", raw=csv_text([row("rr1", "100")]))
-    pipeline.build()
+    pipeline.run_ok()
     _rewrite_keeping_stat(path, csv_text([row("rr1", "700", version="2")]))
     pipeline.build()
     assert pipeline.net_total() == 700
@@ -50,7 +50,7 @@ def test_rewrite_in_the_same_second_is_still_seen(pipeline: Pipeline) -> None:
 def test_same_content_rewritten_is_not_read_again(pipeline: Pipeline) -> None:
     """The same bytes written again under the same name (new mtime): the same delivery, nothing staged twice."""
     path = pipeline.land("2026-11-01_a.csv", raw=csv_text([row("sc1", "100")]))
-    pipeline.build()
+    pipeline.run_ok()
     path.write_text(path.read_text())
     pipeline.build()
     assert pipeline.scalar("select count(*) from stg_landing__events") == 1
@@ -72,7 +72,7 @@ def test_a_rejected_file_is_tried_again_when_it_changes(pipeline: Pipeline) -> N
     ]
     pipeline.land("2026-11-01_a.csv", raw=csv_text([row("rf1", "300")], header=header))
     pipeline.land("2026-11-01_b.csv", raw=csv_text([row("rf2", "50")]))
-    pipeline.build()
+    pipeline.run_ok()
     assert pipeline.net_total() == 50
     assert pipeline.query(
         "select status, reason from stg_landing__deliveries where file_name = '2026-11-01_a.csv'"
@@ -97,11 +97,11 @@ def test_full_refresh_refuses_when_loaded_files_were_archived(pipeline: Pipeline
         "2026-11-02_b.csv",
         raw=csv_text([row("ar2", "40", event_time="2026-11-02T10:00:00Z", ingested_at="2026-11-02T11:00:00Z")]),
     )
-    pipeline.build()
+    pipeline.run_ok()
     assert pipeline.net_total() == 140
     before = pipeline.business_state()
     archived.unlink()
-    pipeline.build()  # an incremental run does not need the archived file: fine, nothing changes
+    pipeline.run_ok()  # an incremental run does not need the archived file: fine, nothing changes
     assert pipeline.business_state() == before
     refused = pipeline.dbt("build", "--full-refresh")
     message = " ".join(refused.messages.values())
@@ -133,7 +133,7 @@ def test_switching_source_window_loses_no_row(pipeline: Pipeline, tmp_path) -> N
         "2026-11-05_a.csv",
         raw=csv_text([row("sw1", "100", event_time="2026-11-05T10:00:00Z", ingested_at="2026-11-05T11:00:00Z")]),
     )
-    pipeline.build()
+    pipeline.run_ok()
     pipeline.land(
         "2026-11-05_b.csv",
         raw=csv_text(
@@ -143,7 +143,7 @@ def test_switching_source_window_loses_no_row(pipeline: Pipeline, tmp_path) -> N
             ]
         ),
     )
-    pipeline.build(vars={"source_window": "lookback"})
+    pipeline.run_ok(vars={"source_window": "lookback"})
     assert pipeline.scalar("select count(*) from stg_landing__events") == 2, "lookback skips the old row"
     pipeline.build(vars={"source_window": "files"})
     assert pipeline.scalar("select count(*) from stg_landing__events") == 3
@@ -192,7 +192,7 @@ def test_an_inspection_within_2_s_of_the_ctime_is_not_trusted(
     the new content."""
     frozen_stat(monkeypatch, ctime_ns=1_700_000_000 * 10**9, inspected_after_ns=inspected_after_s * 10**9)
     path = pipeline.land("2026-11-01_a.csv", raw=csv_text([row("rt1", "100")]))
-    pipeline.build()
+    pipeline.run_ok()
     assert pipeline.net_total() == 100
     _rewrite_in_place(path, csv_text([row("rt1", "700", version="2")]))
     pipeline.build()
@@ -206,7 +206,7 @@ def test_an_inspection_past_2_s_of_the_ctime_is_trusted(pipeline: Pipeline, monk
     file system cannot do, goes unseen: that is what trusting the stat means)."""
     frozen_stat(monkeypatch, ctime_ns=1_700_000_000 * 10**9, inspected_after_ns=2 * 10**9 + 1)
     path = pipeline.land("2026-11-01_a.csv", raw=csv_text([row("rt2", "100")]))
-    pipeline.build()
+    pipeline.run_ok()
     _rewrite_in_place(path, csv_text([row("rt2", "700", version="2")]))
     pipeline.build()
     assert pipeline.net_total() == 100
