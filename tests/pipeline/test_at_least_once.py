@@ -36,7 +36,7 @@ def test_redelivered_file_changes_nothing(pipeline: Pipeline) -> None:
     and is not read again; the copy under a new name is a second delivery of the same rows."""
     rows = [event("A", 10000), event("B", 5000, order_item_id="i2")]
     first = pipeline.land("2026-11-01_001_main.csv", rows)
-    pipeline.build()
+    pipeline.run_ok()
     before = pipeline.business_state()
     ledger_before = pipeline.scalar("select count(*) from fct_revenue_ledger")
     shutil.copy(first, pipeline.landing / "2026-11-02_001_redelivery.csv")
@@ -51,7 +51,7 @@ def test_redelivered_file_changes_nothing(pipeline: Pipeline) -> None:
 def test_same_rows_under_new_name_with_later_ingestion_change_nothing(pipeline: Pipeline) -> None:
     """Rows re-sent inside another file with a later ingested_at are duplicates, not new events."""
     pipeline.land("2026-11-01_001_main.csv", [event("A", 10000), event("B", 5000, order_item_id="i2")])
-    pipeline.build()
+    pipeline.run_ok()
     before = pipeline.business_state()
     pipeline.land(
         "2026-11-02_001_resend.csv",
@@ -71,7 +71,7 @@ def test_conflicting_version_is_quarantined_and_contributes_nothing(engine_pipel
     pipeline = engine_pipeline
     pipeline.land("2026-11-01_001_main.csv", [event("A", 10000), event("B", 5000, order_item_id="i2")])
     pipeline.land("2026-11-01_002_other.csv", [event("A", 12345)])
-    pipeline.build()
+    pipeline.run_ok()
     assert pipeline.net_total() == 5000
     assert pipeline.query("select reason, count(*) from quarantined_events group by reason") == [
         ("conflicting_version", 2)
@@ -92,7 +92,7 @@ def test_version_that_moves_event_to_another_item_leaves_old_item_correct(engine
         "2026-11-01_001_main.csv",
         [event("A", 10000), event("B", 3000, order_item_id="i1"), event("C", 700, order_item_id="i5")],
     )
-    pipeline.build()
+    pipeline.run_ok()
     assert sorted(pipeline.query("select order_item_id, net_cents, event_count from fct_order_items")) == [
         ("i1", 13000, 2),
         ("i5", 700, 1),
@@ -140,7 +140,7 @@ def test_version_that_moves_event_to_another_item_leaves_old_item_correct(engine
 def test_item_emptied_by_a_move_disappears(pipeline: Pipeline) -> None:
     """When the only event of an item and of a day moves away, the item row and the day partition go."""
     pipeline.land("2026-11-01_001_main.csv", [event("A", 10000)])
-    pipeline.build()
+    pipeline.run_ok()
     pipeline.land(
         "2026-11-03_001_versions.csv",
         [
@@ -201,7 +201,7 @@ def test_every_malformed_kind_is_quarantined_with_its_reason(engine_pipeline: Pi
     )
     pipeline.land("2026-11-01_004_empty.csv", raw="")
     pipeline.land("2026-11-01_005_headeronly.csv", [])
-    pipeline.build()
+    pipeline.run_ok()
     quarantined = dict(
         pipeline.query("select reason, source_line from quarantined_events where source_file like '%main.csv'")
     )
@@ -238,7 +238,7 @@ def test_empty_and_header_only_files_are_not_errors(pipeline: Pipeline) -> None:
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100)])
     pipeline.land("2026-11-01_002_empty.csv", raw="")
     pipeline.land("2026-11-01_003_headeronly.csv", [])
-    pipeline.build()
+    pipeline.run_ok()
     assert pipeline.scalar("select count(*) from stg_landing__events") == 1
     pipeline.build()
     assert pipeline.net_total() == 100
@@ -252,7 +252,7 @@ def test_rerun_changes_nothing_and_full_refresh_agrees(engine_pipeline: Pipeline
         "2026-11-01_001_main.csv",
         [event("A", 100), event("B", 200, order_item_id="i2"), event("C", 50, event_type="refund", order_item_id="i2")],
     )
-    pipeline.build()
+    pipeline.run_ok()
     pipeline.land(
         "2026-11-02_001_main.csv",
         [
@@ -267,11 +267,11 @@ def test_rerun_changes_nothing_and_full_refresh_agrees(engine_pipeline: Pipeline
             ),
         ],
     )
-    pipeline.build()
+    pipeline.run_ok()
     incremental = pipeline.business_state()
     ledger = pipeline.table("fct_revenue_ledger")
     copies = pipeline.table("int_event_copies_classified")
-    pipeline.build()
+    pipeline.run_ok()
     assert pipeline.business_state() == incremental
     assert pipeline.table("fct_revenue_ledger") == ledger
     assert pipeline.table("int_event_copies_classified") == copies

@@ -15,12 +15,12 @@ def test_row_exactly_at_the_watermark_is_on_time(pipeline: Pipeline) -> None:
             event("L", 200, order_item_id="i2", event_time="2026-11-01T10:00:00Z", ingested_at="2026-11-04T10:00:01Z"),
         ],
     )
-    pipeline.build()
+    pipeline.run_ok()
     assert pipeline.net_total() == 100
     assert pipeline.query("select event_id, status, lateness_seconds from late_events") == [
         ("L", "waiting", 72 * 3600 + 1),
     ]
-    pipeline.build(vars={"correct_from": "2026-11-01", "correct_to": "2026-11-01"})
+    pipeline.run_ok(vars={"correct_from": "2026-11-01", "correct_to": "2026-11-01"})
     assert pipeline.net_total() == 300
     credit = (
         "select event_id, is_late, applied_by_correction_id is not null from int_event_copies_classified order by 1"
@@ -44,9 +44,9 @@ def test_correction_range_and_mark_are_inclusive(pipeline: Pipeline) -> None:
             event("D3", 1000, order_item_id="i3", event_time="2026-11-04T00:00:00Z", **late),
         ],
     )
-    pipeline.build()
+    pipeline.run_ok()
     assert pipeline.net_total() == 0
-    pipeline.build(vars={"correct_from": "2026-11-02", "correct_to": "2026-11-03"})
+    pipeline.run_ok(vars={"correct_from": "2026-11-02", "correct_to": "2026-11-03"})
     assert pipeline.scalar("select mark from int_corrections_recorded") == pipeline.scalar(
         "select max(ingested_at) from stg_landing__events"
     )
@@ -78,7 +78,7 @@ def test_highest_applicable_version_wins_and_a_waiting_copy_makes_no_conflict(pi
             event("B", 5, order_item_id="i2"),
         ],
     )
-    pipeline.build()
+    pipeline.run_ok()
     assert pipeline.net_total() == 305
     assert pipeline.query(
         "select version, copy_status from int_event_copies_classified where event_id = 'A' order by version"
@@ -89,7 +89,7 @@ def test_highest_applicable_version_wins_and_a_waiting_copy_makes_no_conflict(pi
             event("A", 333, version=3, ingested_at="2026-11-06T12:00:00Z"),  # 122 h late
         ],
     )
-    pipeline.build()
+    pipeline.run_ok()
     assert pipeline.net_total() == 305
     assert pipeline.scalar("select count(*) from quarantined_events") == 0
     assert pipeline.query("select event_id, version, status from late_events") == [("A", 3, "waiting")]
@@ -129,9 +129,9 @@ def test_a_redelivery_never_makes_an_on_time_copy_late(pipeline: Pipeline) -> No
     on_time = event("R", 100, event_time="2026-11-01T10:00:00Z", ingested_at="2026-11-01T11:00:00Z")
     again = {**on_time, "ingested_at": "2026-11-08T11:00:00Z"}
     pipeline.land("2026-11-01_001_main.csv", [on_time])
-    pipeline.build()
+    pipeline.run_ok()
     pipeline.land("2026-11-08_001_main.csv", [again])
-    pipeline.build()
+    pipeline.run_ok()
     copies = "select event_id, is_late, cast(ingested_at as varchar) from int_event_copies_classified"
     assert pipeline.query(copies) == [("R", False, "2026-11-01 11:00:00")]
     assert pipeline.net_total() == 100
@@ -152,8 +152,9 @@ def test_a_conflicting_version_is_conflicting_though_a_higher_version_supersedes
             event("A", 11000, version=2, ingested_at="2026-11-01T12:00:00Z"),
         ],
     )
-    for build in ((), ("--full-refresh",)):
-        pipeline.build(*build)
+    # the first pass runs the models only; the full refresh runs the data tests on the end state
+    for step, args in ((pipeline.run_ok, ()), (pipeline.build, ("--full-refresh",))):
+        step(*args)
         assert pipeline.net_total() == 11000
         assert pipeline.query("select reason, count(*) from quarantined_events group by reason") == [
             ("conflicting_version", 2)

@@ -29,7 +29,7 @@ def test_late_row_within_watermark_lands_in_its_own_day(pipeline: Pipeline) -> N
 def test_row_beyond_watermark_waits_and_changes_nothing_published(pipeline: Pipeline) -> None:
     """A row 73 h late waits in late_events with its lateness; no business table or ledger entry moves."""
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100)])
-    pipeline.build()
+    pipeline.run_ok()
     published = pipeline.business_state()
     ledger = pipeline.table("fct_revenue_ledger")
     pipeline.land(
@@ -59,21 +59,21 @@ def test_correction_applies_late_rows_and_full_refresh_agrees(engine_pipeline: P
     full refresh keeps it; a row landing after the mark waits."""
     pipeline = engine_pipeline
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100), event("L", 700, order_item_id="i7", **LATE)])
-    pipeline.build()
+    pipeline.run_ok()
     assert pipeline.net_total() == 100
     waiting = pipeline.query("select event_id, status, lateness_seconds from late_events")
     assert waiting == [("L", "waiting", 290 * 3600)]
-    pipeline.build(vars={"correct_from": "2026-10-19", "correct_to": "2026-10-21"})
+    pipeline.run_ok(vars={"correct_from": "2026-10-19", "correct_to": "2026-10-21"})
     assert pipeline.net_total() == 800
     assert pipeline.query("select status, applied_by_correction_id is not null from late_events") == [("applied", True)]
     assert pipeline.scalar("select sum(amount_cents) from fct_revenue_ledger") == 800
     corrected = pipeline.business_state()
     # the same correction again records nothing new and changes nothing
-    pipeline.build(vars={"correct_from": "2026-10-19", "correct_to": "2026-10-21"})
+    pipeline.run_ok(vars={"correct_from": "2026-10-19", "correct_to": "2026-10-21"})
     assert pipeline.scalar("select count(*) from int_corrections_recorded") == 1
     assert pipeline.business_state() == corrected
     # the log survives --full-refresh, so the rebuilt tables still include the corrected row
-    pipeline.build("--full-refresh")
+    pipeline.run_ok("--full-refresh")
     assert pipeline.business_state() == corrected
     # a late row for the same day that lands after the mark waits for the next correction
     pipeline.land(
@@ -106,10 +106,10 @@ def test_replay_posts_nothing_and_changes_post_reversals(pipeline: Pipeline) -> 
     matches daily revenue."""
     rows = [event("A", 100), event("B", 200, order_item_id="i2")]
     pipeline.land("2026-11-01_001_main.csv", rows)
-    pipeline.build()
+    pipeline.run_ok()
     assert pipeline.scalar("select count(*) from fct_revenue_ledger") == 2
     pipeline.land("2026-11-01_002_replay.csv", rows)
-    pipeline.build()
+    pipeline.run_ok()
     assert pipeline.scalar("select count(*) from fct_revenue_ledger") == 2
     pipeline.land(
         "2026-11-02_001_main.csv",
@@ -133,7 +133,7 @@ def test_failure_before_commit_rolls_back_and_retry_converges(engine_pipeline: P
     run is marked failed, the retry converges."""
     pipeline = engine_pipeline
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100)])
-    pipeline.build()
+    pipeline.run_ok()
     before = pipeline.table("fct_daily_revenue")
     progress_before = pipeline.scalar("select count(*) from rerun_safe_run_log where model = 'fct_daily_revenue'")
     pipeline.land(
@@ -154,7 +154,7 @@ def test_failure_before_commit_rolls_back_and_retry_converges(engine_pipeline: P
         pipeline.scalar("select count(*) from rerun_safe_run_log where model = 'fct_daily_revenue'") == progress_before
     )
     assert pipeline.query("select status from rerun_safe_runs order by run_seq desc limit 1") == [("failed",)]
-    pipeline.build()
+    pipeline.run_ok()
     assert pipeline.query("select status from rerun_safe_runs order by run_seq desc limit 1") == [("success",)]
     retried = pipeline.business_state()
     pipeline.build("--full-refresh")
@@ -209,11 +209,11 @@ def test_copy_stops_being_late_when_an_earlier_duplicate_lands(pipeline: Pipelin
     late = event("L", 999, order_item_id="i7", event_time="2026-11-01T10:00:00Z", ingested_at="2026-11-04T11:00:01Z")
     on_time = event("L", 999, order_item_id="i7", event_time="2026-11-01T10:00:00Z", ingested_at="2026-11-01T11:00:00Z")
     pipeline.land("2026-11-04_001_main.csv", [late])
-    pipeline.build()
+    pipeline.run_ok()
     assert pipeline.query("select event_id, status from late_events") == [("L", "waiting")]
     assert pipeline.net_total() == 0
     pipeline.land("2026-11-05_001_redelivery.csv", [on_time])
-    pipeline.build()
+    pipeline.run_ok()
     assert pipeline.scalar("select count(*) from late_events") == 0
     assert pipeline.net_total() == 999
     incremental = pipeline.table("late_events"), pipeline.table("fct_daily_revenue")

@@ -48,7 +48,7 @@ def test_a_warehouse_with_quotes_spaces_and_non_ascii_in_its_path_builds_and_bui
     folder.mkdir()
     pipeline = PlacedPipeline(tmp_path / "run", folder / name)
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100)])
-    pipeline.build()
+    pipeline.run_ok()
     assert pipeline.net_total() == 100
     later = event(
         "B",

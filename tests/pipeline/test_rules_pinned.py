@@ -19,9 +19,9 @@ def test_ledger_history_survives_a_full_refresh(pipeline: Pipeline) -> None:
     """Rule 1: v1 100 then v2 130 post an entry, a reversal and an entry; --full-refresh keeps all three, ids and
     runs."""
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100)])
-    pipeline.build()
+    pipeline.run_ok()
     pipeline.land("2026-11-02_001_main.csv", [event("A", 130, version=2, ingested_at="2026-11-02T11:00:00Z")])
-    pipeline.build()
+    pipeline.run_ok()
     history = sorted(pipeline.query(LEDGER))
     assert [(kind, amount) for _, kind, _, amount, _ in sorted(history, key=lambda p: (p[4], p[3]))] == [
         ("entry", 100),
@@ -36,7 +36,7 @@ def test_ledger_history_survives_a_full_refresh(pipeline: Pipeline) -> None:
 def test_a_currency_change_alone_posts_a_reversal_and_a_new_entry(pipeline: Pipeline) -> None:
     """Rule 2: v2 changes only the currency (EUR 100 -> USD 100): -100 EUR and +100 USD are posted."""
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100, currency="EUR")])
-    pipeline.build()
+    pipeline.run_ok()
     pipeline.land(
         "2026-11-02_001_main.csv",
         [
@@ -68,7 +68,7 @@ def test_a_run_with_a_failing_model_is_recorded_failed(pipeline: Pipeline) -> No
 def test_a_run_with_a_failing_data_test_is_recorded_failed(pipeline: Pipeline) -> None:
     """Rule 3b: every model succeeds but a data test fails (a null written into a mart by hand): the run is `failed`."""
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100)])
-    pipeline.build()
+    pipeline.run_ok()
     pipeline.query("update fct_order_items set event_count = null")
     result = pipeline.dbt("build")
     models = {k: v for k, v in result.statuses.items() if k.startswith("model.")}
@@ -96,7 +96,7 @@ def test_a_run_that_lost_its_lease_does_not_release_it(pipeline: Pipeline, monke
     from dbt.adapters.sql.connections import SQLConnectionManager
 
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100)])
-    pipeline.build()
+    pipeline.run_ok()
     original = SQLConnectionManager.add_query
     taken: list[str] = []
     sent: list[str] = []
@@ -151,7 +151,7 @@ def test_a_holder_still_committing_models_is_alive_though_its_heartbeat_is_old(p
     """Rule 4b: the holder's heartbeat is 2 h old (stale after 1 h) but it committed a model just now: not taken over.
     The same holder with no recent commit is taken over (so the commit is what kept it)."""
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100)])
-    pipeline.build()
+    pipeline.run_ok()
     twin = pipeline.copy(pipeline.root.parent / "twin")
     for warehouse, committed_now in ((pipeline, True), (twin, False)):
         _hand_lease_to(warehouse, OTHER, heartbeat_hours_ago=2)
@@ -177,7 +177,7 @@ def test_a_delivery_staged_by_another_run_meanwhile_is_refused_before_commit(
     from dbt.adapters.sql.connections import SQLConnectionManager
 
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100)])
-    pipeline.build()
+    pipeline.run_ok()
     pipeline.land("2026-11-02_001_main.csv", [event("B", 50, order_item_id="i2", ingested_at="2026-11-02T11:00:00Z")])
     staged_before = pipeline.scalar("select count(*) from stg_landing__events")
     original = SQLConnectionManager.add_query
@@ -213,7 +213,7 @@ def test_a_delivery_is_identified_by_its_whole_content(pipeline: Pipeline) -> No
     """Rule 6a: a 2.4 MB delivery rewritten with the same size and mtime, only its last byte changed: a new delivery."""
     rows = [event(f"E{n:06d}", 100, order_item_id=f"i{n}") for n in range(30_000)]
     path = pipeline.land("2026-11-01_001_big.csv", rows)
-    pipeline.build()
+    pipeline.run_ok()
     assert pipeline.net_total() == 3_000_000
     time.sleep(2.1)  # past the window in which a same-tick rewrite is not trusted
     data = path.read_bytes()
@@ -283,15 +283,15 @@ def test_a_waiting_late_higher_version_supersedes_nothing(pipeline: Pipeline) ->
     """Rule 13: v1 100 on time, v2 250 beyond the watermark: v1 stays current (100 published), v2 waits; a correction
     then makes v2 current (250), and a full refresh agrees."""
     pipeline.land("2026-11-01_001_main.csv", [event("A", 100)])
-    pipeline.build()
+    pipeline.run_ok()
     pipeline.land("2026-11-05_001_main.csv", [event("A", 250, version=2, **LATE)])
-    pipeline.build()
+    pipeline.run_ok()
     status = "select version, copy_status from int_event_copies_classified order by 1"
     assert pipeline.query(status) == [(1, "current"), (2, "late_waiting")]
     assert pipeline.net_total() == 100
     assert pipeline.scalar("select sum(amount_cents) from fct_revenue_ledger") == 100
     assert pipeline.query("select event_id, status from late_events") == [("A", "waiting")]
-    pipeline.build(vars={"correct_from": "2026-11-01", "correct_to": "2026-11-01"})
+    pipeline.run_ok(vars={"correct_from": "2026-11-01", "correct_to": "2026-11-01"})
     assert pipeline.query(status) == [(1, "superseded"), (2, "current")]
     assert pipeline.net_total() == 250
     pipeline.build("--full-refresh")
@@ -311,7 +311,7 @@ def test_an_items_order_and_currency_come_from_its_latest_contributing_copy(pipe
             event("C", 8, order_id="o3", currency="GBP", event_time="2026-11-01T12:00:00Z"),
         ],
     )
-    pipeline.build()
+    pipeline.run_ok()
     pipeline.land(
         "2026-11-02_001_main.csv",
         [
@@ -334,7 +334,7 @@ def test_an_items_order_and_currency_come_from_its_latest_contributing_copy(pipe
             ),  # 96 h late: waits
         ],
     )
-    pipeline.build()
+    pipeline.run_ok()
     item = "select order_id, currency, net_cents, event_count from fct_order_items where order_item_id = 'i1'"
     assert pipeline.query(item) == [("o1", "EUR", 105, 2)]
     pipeline.build("--full-refresh")

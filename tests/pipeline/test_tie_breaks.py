@@ -22,7 +22,7 @@ def test_latest_event_of_an_item_is_greatest_event_time_then_greatest_event_id(p
         event("z", 2, order_item_id="time", order_id="earlier", currency="CHF", event_time="2026-11-01T09:00:00Z")
     )
     pipeline.land("2026-11-01_001_main.csv", rows)
-    pipeline.build()
+    pipeline.run_ok()
     expected = [(f"tie{n}", "from_b", "USD") for n in range(8)] + [("time", "later", "GBP")]
     latest = "select order_item_id, order_id, currency from fct_order_items order by 1"
     assert pipeline.query(latest) == expected
@@ -42,7 +42,7 @@ def test_latest_event_of_an_item_is_greatest_event_time_then_greatest_event_id(p
             for n in range(8)
         ],
     )
-    pipeline.build()
+    pipeline.run_ok()
     assert pipeline.query(latest) == expected
     pipeline.build("--full-refresh")
     assert pipeline.query(latest) == expected
@@ -67,7 +67,7 @@ def test_copy_is_represented_by_its_earliest_row_then_first_file_then_first_line
             event("X", 1, ingested_at="2026-11-01T10:30:00Z"),  # line 3: the earliest X
         ],
     )
-    pipeline.build()
+    pipeline.run_ok()
     copies = (
         "select event_id, source_file, source_line, cast(ingested_at as varchar), row_count "
         "from int_event_copies_classified order by 1"
@@ -87,7 +87,7 @@ def test_in_file_duplicates_folded_across_runs_keep_the_first_line(pipeline: Pip
     line."""
     names = [f"W{n}" for n in range(6)]
     pipeline.land("2026-11-01_c.csv", [event(name, 1, order_item_id=name) for name in names])
-    pipeline.build()
+    pipeline.run_ok()
     # the rewrite has a new first row: every W is one line further down, same ingested_at
     pipeline.land(
         "2026-11-01_c.csv",
@@ -108,10 +108,10 @@ def test_the_first_correction_covering_a_copy_gets_the_credit(pipeline: Pipeline
     refresh."""
     late = event("L", 700, event_time="2026-11-01T10:00:00Z", ingested_at="2026-11-05T10:00:00Z")
     pipeline.land("2026-11-05_001_main.csv", [late])
-    pipeline.build()
+    pipeline.run_ok()
     first_command = {"correct_from": "2026-10-31", "correct_to": "2026-11-02"}
-    pipeline.build(vars=first_command)
-    pipeline.build(vars={"correct_from": "2026-11-01", "correct_to": "2026-11-01"})
+    pipeline.run_ok(vars=first_command)
+    pipeline.run_ok(vars={"correct_from": "2026-11-01", "correct_to": "2026-11-01"})
     first, second = [
         cid for (cid,) in pipeline.query("select correction_id from int_corrections_recorded order by recorded_run_seq")
     ]
@@ -119,14 +119,14 @@ def test_the_first_correction_covering_a_copy_gets_the_credit(pipeline: Pipeline
     credit = "select applied_by_correction_id from late_events where event_id = 'L'"
     assert pipeline.scalar(credit) == first
     # the first command again, on the same data, records nothing: the first stays first
-    pipeline.build(vars=first_command)
+    pipeline.run_ok(vars=first_command)
     assert pipeline.query("select correction_id from int_corrections_recorded order by recorded_run_seq") == [
         (first,),
         (second,),
     ]
     # a later duplicate of L makes the copies model refold L against both corrections
     pipeline.land("2026-11-07_001_redelivery.csv", [dict(late, ingested_at="2026-11-07T10:00:00Z")])
-    pipeline.build()
+    pipeline.run_ok()
     assert pipeline.scalar(credit) == first
     pipeline.build("--full-refresh")
     assert pipeline.scalar(credit) == first

@@ -201,7 +201,8 @@ def check_upgrade_path(
         own_parse(pipeline)
     for index, files in enumerate(deliveries):
         clean.deliver(*files)  # same names, sizes and mtimes: same file ids
-        clean.build(vars=day_vars(deliveries, index))
+        # models only on the days before the last; the last day's build runs the data tests
+        (clean.build if index == len(deliveries) - 1 else clean.run_ok)(vars=day_vars(deliveries, index))
     assert clean.query("select schema_version, from_version from rerun_safe_schema_version") == [(CODE_VERSION, None)]
 
     for index, files in enumerate(deliveries[:-1]):
