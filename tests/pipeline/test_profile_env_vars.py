@@ -4,11 +4,12 @@ itself for Spark and Postgres).
 A warehouse whose folder holds quotes, spaces and non-ASCII letters, and whose file name holds
 spaces, non-ASCII letters (accents, CJK), a quote or starts with a digit, runs its models and
 then builds again incrementally (its data tests on that state). A file name with a double
-quote, which dbt cannot quote in a relation's name, a memory limit DuckDB cannot read, and each Spark setting that cannot be used fail
-before anything is opened or started, naming the env var, with no traceback; a bad Postgres
-port, host, user, database or schema stops dbt before it connects, and the server is left as it
-was (the cases: tests/bad_input/catalogue.py, ENV_CASES). A good Postgres setting is every other
-Postgres scenario: each build there reads the same profile.
+quote, which dbt cannot quote in a relation's name, a memory limit DuckDB cannot read, and
+each Spark setting that cannot be used fail before anything is opened or started, naming the
+env var, with no traceback; a bad Postgres port, host, user, database or schema stops dbt
+before it connects, and the server is left as it was (the cases: tests/bad_input/catalogue.py,
+ENV_CASES). A good Postgres setting is every other Postgres scenario: each build there reads
+the same profile.
 """
 
 from __future__ import annotations
