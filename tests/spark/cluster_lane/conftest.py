@@ -1,8 +1,8 @@
 """The cluster lane: the models on a standalone Spark cluster behind the Thrift server (part of
 `make pytest`; alone with `make pytest-spark-cluster`; tests/spark/conftest.py).
 
-`spark_cluster` (one per test session, so one per xdist worker; all of tests/spark runs on one
-worker, tests/conftest.py) starts tests/spark/cluster.py's cluster under
+`spark_cluster` (one per run of this folder; all of tests/spark runs on one worker,
+tests/conftest.py) starts tests/spark/cluster.py's cluster under
 target/spark-cluster/pytest-<pid> (a master, two workers with one executor each, the Thrift
 server as the driver; 127.0.0.1 only, free ports) and stops every one of its process groups in
 its teardown, whatever the tests did. dbt runs in the test process with `--target spark_thrift`
@@ -54,9 +54,11 @@ def require_spark() -> None:
         pytest.skip("SKIPPED LOUDLY: " + message)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def spark_cluster(request: pytest.FixtureRequest) -> Iterator[Cluster]:
-    """The cluster; its folder (logs, warehouse, metastore) is kept when a test failed."""
+    """The cluster, stopped after the last test of this folder (its JVMs would otherwise idle
+    beside the rest of the worker's tests); its folder (logs, warehouse, metastore) is kept
+    when a test failed."""
     require_spark()
     from tests.spark.cluster import Cluster
 
