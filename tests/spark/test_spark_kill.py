@@ -35,12 +35,11 @@ import pytest
 from pipeline_demo.generate import GeneratorConfig, generate
 from tests.pipeline.project import PROJECT_DIR, Pipeline, deliveries_by_day, engine_state
 from tests.spark.conftest import _missing
-from tests.spark.scenarios.repair import comparable
+from tests.spark.scenarios.repair import REPAIR, comparable
 
 pytestmark = pytest.mark.spark
 
 COPIES_WRITE = re.compile(r"insert overwrite table \S*int_event_copies_classified\S* partition \(revenue_date\)")
-REPAIR = ("--full-refresh", "--select", "stg_landing__deliveries+")
 NO_TESTS = ("--exclude", "resource_type:test", "resource_type:unit_test")
 
 
@@ -202,7 +201,7 @@ def test_a_build_killed_mid_write_is_repaired(tmp_path: Path, spark_available: N
             # the rewrite had committed: the rerun must stop on the balance, naming the repair
             message = "\n".join(rerun["failed"])
             assert "valid staged rows != rows in copies" in message, message[-3000:]
-            assert "--full-refresh --select stg_landing__deliveries+" in message, message[-3000:]
+            assert " ".join(REPAIR) in message, message[-3000:]
             assert repair and repair[0]["success"], repair
             outcome = "stopped with the repair command; the repair gave the clean tables"
         else:

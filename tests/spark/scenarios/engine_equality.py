@@ -18,6 +18,7 @@ from pipeline_demo.generate import GeneratorConfig, generate
 from tests.pipeline.project import Pipeline, assert_every_kind, deliveries_by_day, engine_state, event
 from tests.pipeline.test_at_least_once import MALFORMED
 from tests.spark.project import LanePipeline
+from tests.spark.scenarios.repair import REPAIR
 
 STAGING = ("--select", "stg_landing__deliveries", "stg_landing__events")
 HEADER = "event_id,event_type,company_id,order_id,order_item_id,amount_cents,currency,event_time,ingested_at,version"
@@ -179,7 +180,7 @@ def failure_after_the_write_then_repair(spark: LanePipeline, day: list[Path], cl
     rerun = spark.run()
     assert not rerun.success
     assert "valid staged rows != rows in copies" in rerun.messages["model.rerun_safe.int_event_copies_classified"]
-    spark.run_ok("--full-refresh", "--select", "stg_landing__deliveries+")
+    spark.run_ok(*REPAIR)
     expected, got = engine_state(clean), engine_state(spark)
     for name in ("items", "days", "quarantine", "late"):
         assert got[name] == expected[name], f"{name} differs from a clean DuckDB build after the repair"

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+# The documented repair command's arguments: staging and everything downstream of it, rebuilt
+REPAIR = ("--full-refresh", "--select", "stg_landing__deliveries+")
+
 
 def comparable(state: dict) -> dict:
     """Rows as JSON gives them (dates and times as text), the ledger as net sums per day: the
