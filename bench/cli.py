@@ -78,10 +78,17 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--memory-limit", default="2GB", help="DuckDB memory_limit of the memory run")
     p.add_argument("--repeats", type=int, default=2, help="incremental runs and floors per size; the fastest counts")
     p.add_argument("--no-peer", dest="peer", action="store_false", help="skip the microbatch peer")
-    p.add_argument(
-        "--peer-sizes", default=None, help="sizes with the microbatch peer (1M,10M; quick: 1M; small: the largest)"
-    )
+    p.add_argument("--peer-sizes", default=None, help="sizes with the microbatch peer (1M; small: the largest)")
     p.add_argument("--peer-correct-sizes", default=None, help="sizes with the peer at equal correctness (its sizes)")
+    p.add_argument(
+        "--grown-size",
+        default=None,
+        help="size whose history is also grown by runs, beside the one built at once (full: 10M; quick: 3M; "
+        "small: the largest; 0: none)",
+    )
+    p.add_argument(
+        "--grown-steps", type=int, default=None, help="runs that grow that history (10; small: 2), at most its days"
+    )
     p.add_argument("--threads", type=int, default=1, help="dbt threads (DuckDB parallelizes each statement itself)")
     p.add_argument("--keep", action="store_true", help="keep warehouses and landing folders")
     p.add_argument("--keep-deliveries", action="store_true", help="keep generated deliveries for a re-run")
@@ -101,19 +108,27 @@ def plan(a: argparse.Namespace, p: argparse.ArgumentParser) -> tuple[Mode, list[
         idem = (
             parse_size(a.idempotency_size) if a.idempotency_size else (sizes[-1] if mode is Mode.SMALL else 1_000_000)
         )
-        peer_default = (
-            sizes[-1:] if mode is Mode.SMALL else [1_000_000] if mode is Mode.QUICK else [1_000_000, 10_000_000]
-        )
+        peer_default = sizes[-1:] if mode is Mode.SMALL else [1_000_000]
         peer_sizes = _set(a.peer_sizes, peer_default)
         full_sizes = _set(a.full_refresh_sizes, [n for n in sizes if n <= 10_000_000][-1:])
         one_pass = _set(a.one_pass_sizes, sorted(full_sizes)[-1:])
         peer_correct = _set(a.peer_correct_sizes, sorted(peer_sizes))
+        grown_default = {Mode.FULL: 10_000_000, Mode.QUICK: 3_000_000, Mode.SMALL: sizes[-1]}.get(mode, -1)
+        grown_size = grown_default if a.grown_size is None else -1 if a.grown_size == "0" else parse_size(a.grown_size)
     except argparse.ArgumentTypeError as e:
         p.error(f"--size and the size flags: {e}")
+    if grown_size != -1 and grown_size not in sizes:
+        p.error(f"--grown-size must be one of the run's sizes ({', '.join(map(str, sizes))}) or 0; got {grown_size}")
     if a.repeats < 1:
         p.error(f"--repeats must be 1 or more (each size needs one incremental run and one floor); got {a.repeats}")
     if a.batch_events is not None and a.batch_events < 1:
         p.error(f"--batch-events must be 1 or more; got {a.batch_events}")
+    batch = a.batch_events or (6000 if mode is Mode.SMALL else 100_000)
+    grown_steps = a.grown_steps if a.grown_steps is not None else 2 if mode is Mode.SMALL else 10
+    if grown_size != -1 and not 2 <= grown_steps <= max(2, grown_size // batch):
+        p.error(
+            f"--grown-steps must be 2 to the grown history's {max(2, grown_size // batch)} days; got {a.grown_steps}"
+        )
     if a.threads < 1:
         p.error(f"--threads must be 1 or more; got {a.threads}")
     if not one_pass <= full_sizes:
@@ -124,7 +139,6 @@ def plan(a: argparse.Namespace, p: argparse.ArgumentParser) -> tuple[Mode, list[
     if a.no_idempotency or mode is Mode.QUICK:
         idem = -1
     out = (a.out or WORK[mode]).resolve()
-    batch = a.batch_events or (6000 if mode is Mode.SMALL else 100_000)
     pl = Plan(
         out=out,
         batch_events=batch,
@@ -141,6 +155,8 @@ def plan(a: argparse.Namespace, p: argparse.ArgumentParser) -> tuple[Mode, list[
         one_pass_sizes=one_pass,
         keep=a.keep,
         keep_deliveries=a.keep_deliveries,
+        grown_size=grown_size,
+        grown_steps=grown_steps,
     )
     return mode, sizes, pl, (a.doc or PAGES[mode]).resolve()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import itertools
 import os
 import platform
 import re
@@ -75,6 +76,14 @@ def remove(p: Path) -> None:
         shutil.rmtree(p)
     else:
         p.unlink()
+
+
+def step_days(history: list[Path], steps: int) -> list[list[Path]]:
+    """The history's files in `steps` groups of whole consecutive days (a file's day is its name's
+    first 10 characters), as even in days as they divide."""
+    days = sorted({f.name[:10] for f in history})
+    bounds = [days[len(days) * i // steps] for i in range(steps)] + ["9999"]
+    return [[f for f in history if lo <= f.name[:10] < hi] for lo, hi in itertools.pairwise(bounds)]
 
 
 def link_files(files: list[Path], dest: Path) -> None:

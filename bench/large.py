@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime as dt
-import itertools
 import json
 import os
 import shutil
@@ -52,6 +51,7 @@ from bench.common import (
     parse_size,
     remove,
     snapshot_project,
+    step_days,
 )
 from bench.compare import scalar
 from bench.disk import MAX_STEPS, DiskPlan, disk_plan
@@ -61,14 +61,6 @@ from bench.records import LargeResults, LargeStep, Prediction
 from bench.results import Machine, Results, Run, Step, load, save
 from bench.tables import fmt, phase_table
 from pipeline_demo.generate import GeneratorConfig, generate
-
-
-def step_days(history: list[Path], steps: int) -> list[list[Path]]:
-    """The history's files in `steps` groups of whole consecutive days (a file's day is its name's
-    first 10 characters), as even in days as they divide."""
-    days = sorted({f.name[:10] for f in history})
-    bounds = [days[len(days) * i // steps] for i in range(steps)] + ["9999"]
-    return [[f for f in history if lo <= f.name[:10] < hi] for lo, hi in itertools.pairwise(bounds)]
 
 
 def predictions(reference: Path, events: int) -> tuple[Prediction, ...]:

@@ -151,6 +151,52 @@ def rf_full_over_one_pass(sizes: Sequence[SizeResult]) -> Ratio:
     )
 
 
+GROWN_TARGET = 1.2  # the incremental run on a history grown by runs, against one built at once
+CHECKPOINT_TARGET_S = 2.0  # DuckDB's checkpoint at the end of that run, seconds
+
+
+def _grown(sizes: Sequence[SizeResult]) -> SizeResult | None:
+    return next((r for r in sizes if Step.GROWN_INCREMENTAL in r.runs), None)
+
+
+def checkpoint_s(r: SizeResult, step: Step) -> float | None:
+    """DuckDB's CHECKPOINT (the last on-run-end hook) in a dbt run, seconds."""
+    run = r.runs.get(step)
+    return run.statements.get("(run level)", {}).get("checkpoint") if run else None
+
+
+def rg_grown_over_once(sizes: Sequence[SizeResult]) -> list[Ratio]:
+    """RG: the incremental run on a history grown by runs against the same history built at once,
+    the same batch; RGc: the checkpoint of that run on the grown history, seconds (not a ratio)."""
+    r = _grown(sizes)
+    if r is None:
+        name = "t_inc(grown) / t_inc(built at once)"
+        return [Ratio("RG", name, None, None, GROWN_TARGET, True, Verdict.NOT_MEASURED)]
+    equal = bool(r.grown_vs_once) and all(d.equal for d in r.grown_vs_once)
+    rg = _step_ratio(
+        "RG",
+        f"t_inc({r.label} grown in {r.grown_steps} runs) / t_inc({r.label} built in one run)",
+        (r, Step.GROWN_INCREMENTAL),
+        (r, Step.INCREMENTAL),
+        GROWN_TARGET,
+        True,
+        "the business tables equal after the batch" if equal else "the business tables NOT equal after the batch",
+    )
+    if not equal:  # a speed without the same answer is no measure
+        rg = dataclasses.replace(rg, verdict=Verdict.NOT_MET)
+    grown_c, once_c = checkpoint_s(r, Step.GROWN_INCREMENTAL), checkpoint_s(r, Step.INCREMENTAL)
+    rgc = Ratio(
+        "RGc",
+        f"DuckDB's checkpoint in that run on the grown history, s (built in one run: {once_c or 0:.2f} s)",
+        grown_c,
+        None,
+        CHECKPOINT_TARGET_S,
+        True,
+        judge(grown_c, CHECKPOINT_TARGET_S, True),
+    )
+    return [rg, rgc]
+
+
 def r4_peer(sizes: Sequence[SizeResult]) -> list[Ratio]:
     """R4 (R4a, R4b... one per size the peer ran at): the microbatch peer against our incremental run;
     R4= the peer with a window wide enough to be right."""
@@ -249,6 +295,7 @@ def ratios(res: Results) -> list[Ratio]:
         r2_full_over_incremental(s),
         *r3_over_floor(s),
         rf_full_over_one_pass(s),
+        *rg_grown_over_once(s),
         *r4_peer(s),
         r5_idempotency(s, res.idempotency_size),
         *m_memory(s),

@@ -38,14 +38,15 @@ COMMAND_ROWS = (
         "bench",
         "histories of 1M, 10M and 30M events, the same 100k-event batch on each: the incremental run and "
         "the SQL floor at every size (two runs each, the faster reported), the full refresh and a one-pass "
-        "recompute at 10M, dbt microbatch at 1M and 10M, the 30M history at a 2GB `memory_limit`, the harness "
-        "idempotency check at 1M; writes [benchmarks.results.json](benchmarks.results.json) and this page "
+        "recompute at 10M, the 10M history also grown by 10 runs beside the one built at once (RG), dbt "
+        "microbatch at 1M, the 30M history at a 2GB `memory_limit`, the harness idempotency check at "
+        "1M; writes [benchmarks.results.json](benchmarks.results.json) and this page "
         "from it (28 minutes on a 2-core AMD EPYC machine)",
     ),
     (
         "bench-quick",
-        "the same steps at 1M and 3M only; writes `target/bench/quick/` (results.json, the page, the "
-        "plot), never a committed page (3.6 minutes on that machine)",
+        "the same steps at 1M and 3M only (3M also grown by 10 runs); writes `target/bench/quick/` "
+        "(results.json, the page, the plot), never a committed page (3.6 minutes on that machine)",
     ),
     (
         "bench-drift",
@@ -164,6 +165,13 @@ def method(res: Results) -> list[str]:
             "noise on these shared 2-core machines only ever adds time. Every repeat's figures are listed "
             "under its size."
         )
+    if grown := next((r for r in res.sizes if r.grown_steps), None):
+        out.append(
+            f"- **Grown history** (RG, bench/grown.py): at {grown.label} the same landed history files also build "
+            f"a second warehouse in {grown.grown_steps} `dbt run`s of whole consecutive days (the first from empty, "
+            "each next one incremental), as a warehouse grows by daily runs or a backfill in parts. The batch then "
+            "runs on both, in the same alternation as above, and their business tables are compared after it."
+        )
     out += METHOD_FIXED
     out.append(
         "- **Peer**: `bench/microbatch_peer`, dbt's `microbatch` strategy, batch_size day"
@@ -202,6 +210,7 @@ def size_section(r: SizeResult) -> list[str]:
         (r.floor_vs_dbt, "floor vs dbt incremental"),
         (r.full_vs_floor_full, "one-pass floor vs dbt full refresh"),
         (r.full_vs_incremental, "full refresh vs incremental"),
+        (r.grown_vs_once, f"history grown in {r.grown_steps} runs vs built in one run, after the batch"),
     ):
         if diffs:
             out.append(diff_line(title, diffs))
@@ -211,7 +220,8 @@ def size_section(r: SizeResult) -> list[str]:
             "floor's time inside DuckDB / wall s): "
             + "; ".join(
                 f"{step} " + ", ".join(f"{fmt(x.inside_s)} / {fmt(x.wall_s)}" for x in r.repeats[step])
-                for step in (Step.INCREMENTAL, Step.FLOOR)
+                for step in (Step.INCREMENTAL, Step.FLOOR, Step.GROWN_INCREMENTAL)
+                if step in r.repeats
             )
         )
     return out + size_notes(r)

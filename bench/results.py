@@ -28,6 +28,8 @@ class Step(enum.StrEnum):
     PEER_HISTORY = "peer_history"
     PEER_INCREMENTAL = "peer_incremental"
     PEER_CORRECT = "peer_correct"
+    GROWN_HISTORY = "grown_history"
+    GROWN_INCREMENTAL = "grown_incremental"
 
 
 class Mode(enum.StrEnum):
@@ -165,6 +167,8 @@ class SizeResult:
     peer_correct: PeerCorrect | None = None
     memory_run: MemoryRun | None = None
     idempotency: Idempotency | None = None
+    grown_steps: int = 0  # the history grown in this many runs beside the one built at once (0: not)
+    grown_vs_once: tuple[TableDiff, ...] = ()
 
     def run(self, step: Step) -> Run | None:
         return self.runs.get(step)

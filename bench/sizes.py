@@ -14,6 +14,7 @@ from typing import Any
 
 from bench.common import BENCH_NOW, LATENESS_H, LOOKBACK_DAYS, PEER, START, label, link_files, log, remove
 from bench.compare import fct_pairs, first_changed_day, idempotency, peer_correctness, scalar, table_diff
+from bench.grown import GrownWarehouse, grow
 from bench.measure import StepFailed, dbt, floor, peak_size
 from bench.results import MemoryRun, PeerCorrect, Repeat, Run, SizeResult, Step
 from pipeline_demo.generate import GeneratorConfig, generate
@@ -38,6 +39,8 @@ class Plan:
     one_pass_sizes: frozenset[int]
     keep: bool = False
     keep_deliveries: bool = False
+    grown_size: int = -1  # the size whose history is also grown by runs (bench/grown.py); -1: none
+    grown_steps: int = 10
 
 
 @dataclasses.dataclass
@@ -93,7 +96,7 @@ def deliveries(s: Size) -> tuple[list[Path], list[Path], dt.date]:
         log(f"{label(s.n)}: generating {days + 1} days x {epd:,} events")
         s.fields["generate_s"] = generate(cfg, folder).elapsed_s
         marker.write_text(key)
-    for p in ("landing", "history"):
+    for p in ("landing", "landing_grown", "history"):
         shutil.rmtree(s.work / p, ignore_errors=True)
     s.wipe_warehouses()
     batch_day = START + dt.timedelta(days=days)
@@ -159,18 +162,25 @@ def history_build(s: Size) -> None:
     s.fields["history_events"] = scalar(s.wh, "select count(distinct event_id) from main.int_event_copies_classified")
 
 
-def incremental_and_floor(s: Size, batch: list[Path]) -> None:
-    """Land the batch; our incremental run and the floor on the pre-incremental copy, alternately,
-    --repeats times, each repeat on fresh copies of the history warehouse; the fastest of each counts."""
+def incremental_and_floor(s: Size, batch: list[Path], grown: GrownWarehouse | None = None) -> None:
+    """Land the batch; our incremental run and the floor on the pre-incremental copy (and, with
+    `grown`, our incremental run on the history grown by runs), alternately, --repeats times, each
+    repeat on fresh copies of the history warehouses; the fastest of each counts."""
     floor_db, pre_db = s.work / "floor.duckdb", s.work / "pre_incremental.duckdb"
     landing = s.work / "landing"
     link_files(batch, landing)
     tries: dict[Step, list[Run]] = {Step.INCREMENTAL: [], Step.FLOOR: []}
+    if grown:
+        for f in batch:
+            shutil.copy2(f, grown.landing / f.name)
+        tries[Step.GROWN_INCREMENTAL] = []
     for i in range(s.plan.repeats):
         suffix = f"_{i + 1}" if i else ""
         if i:
             shutil.copyfile(pre_db, s.wh)
             shutil.copyfile(pre_db, floor_db)
+            if grown:
+                shutil.copyfile(grown.pre_incremental, grown.wh)
             os.sync()  # the copies' dirty pages are not written during the timed runs
         log(f"{label(s.n)}: dbt run (incremental, {len(batch)} batch files){f', repeat {i + 1}' if i else ''}")
         tries[Step.INCREMENTAL].append(s.dbt(["run"], f"incremental{suffix}"))
@@ -179,7 +189,15 @@ def incremental_and_floor(s: Size, batch: list[Path]) -> None:
                 s.env, s.logs / f"floor{suffix}.out", floor_db, [landing / f.name for f in batch], lateness_h=LATENESS_H
             )
         )
-    pre_db.unlink(missing_ok=True)
+        if grown:
+            log(f"{label(s.n)}: dbt run (incremental on the grown history){f', repeat {i + 1}' if i else ''}")
+            tries[Step.GROWN_INCREMENTAL].append(grown.dbt(["run"], f"grown_incremental{suffix}"))
+    if not s.plan.keep:  # --keep keeps the warehouses as they were before the batch, too
+        pre_db.unlink(missing_ok=True)
+        if grown:
+            grown.pre_incremental.unlink(missing_ok=True)
+    if grown:
+        s.fields["grown_vs_once"] = table_diff(s.wh, grown.wh, fct_pairs())
     for step, runs in tries.items():
         s.runs[step] = min(runs, key=lambda x: x.inside_s or 0.0)
     s.fields["repeats"] = {
@@ -279,7 +297,7 @@ def cleanup(s: Size) -> None:
     if s.plan.keep:
         return
     s.wipe_warehouses()
-    for folder in ("landing", "history", "idem") + (() if s.plan.keep_deliveries else ("deliveries",)):
+    for folder in ("landing", "landing_grown", "history", "idem") + (() if s.plan.keep_deliveries else ("deliveries",)):
         shutil.rmtree(s.work / folder, ignore_errors=True)
 
 
@@ -291,10 +309,16 @@ def bench_size(n: int, plan: Plan, env: dict[str, str], project: Path) -> SizeRe
     shutil.copyfile(s.wh, s.work / "floor.duckdb")
     if plan.repeats > 1:
         shutil.copyfile(s.wh, s.work / "pre_incremental.duckdb")
+    grown = GrownWarehouse(project, env, s.work) if n == plan.grown_size else None
+    if grown:
+        s.runs[Step.GROWN_HISTORY] = grow(grown, history, plan.grown_steps, n)
+        s.fields["grown_steps"] = plan.grown_steps
+        if plan.repeats > 1:
+            shutil.copyfile(grown.wh, grown.pre_incremental)
     peer = plan.peer and n in plan.peer_sizes
     if peer:
         peer_history(s, batch_day)
-    incremental_and_floor(s, batch)
+    incremental_and_floor(s, batch, grown)
     if peer:
         peer_runs(s, batch_day, correct=n in plan.peer_correct_sizes)
     if n in plan.full_refresh_sizes:

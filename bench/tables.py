@@ -38,6 +38,8 @@ def step_titles(r: SizeResult) -> list[tuple[Step, str]]:
         (Step.PEER_HISTORY, f"microbatch peer: dbt run (history, {r.peer_history_batches or 'day'} batches)"),
         (Step.PEER_INCREMENTAL, "microbatch peer: dbt run (lookback 3)"),
         (Step.PEER_CORRECT, "microbatch peer: dbt run, window wide enough to be right" + window),
+        (Step.GROWN_HISTORY, f"the same history grown by {r.grown_steps} dbt runs (their sums; the largest peak)"),
+        (Step.GROWN_INCREMENTAL, f"dbt run (incremental on the grown history, +1 batch{best})"),
     ]
 
 

@@ -18,7 +18,7 @@ from bench.results import Results, Step, load
 from bench.tables import fmt
 
 ROOT = Path(__file__).resolve().parent.parent
-RATIO_IDS = ("R1", "R2", "R3a", "R4", "R5", "RF")
+RATIO_IDS = ("R1", "R2", "R3a", "R4", "R5", "RF", "RG", "RGc")
 STEPS = ("history_build", "incremental", "floor")  # at both sizes
 
 
@@ -49,6 +49,25 @@ def test_a_bad_size_is_refused_naming_the_flag_before_any_write(tmp_path: Path) 
     assert proc.returncode == 2 and "--size" in proc.stderr and "not a size" in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / "out").exists() and not (tmp_path / "b.md").exists()
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (("--grown-size", "5M"), "--grown-size must be one of the run's sizes"),
+        (("--grown-size", "36k;x"), "not a size"),
+        (("--grown-steps", "1"), "--grown-steps must be 2 to the grown history's 6 days"),
+        (("--grown-steps", "7"), "--grown-steps must be 2 to the grown history's 6 days"),
+    ],
+)
+def test_a_bad_grown_history_flag_is_refused_naming_it_before_any_write(
+    tmp_path: Path, flags: tuple[str, str], message: str
+) -> None:
+    out, doc = tmp_path / "out", tmp_path / "b.md"
+    proc = bench("--size", "small", *flags, "--out", str(out), "--doc", str(doc), timeout=120)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not out.exists() and not doc.exists()
 
 
 @pytest.fixture(scope="module")
@@ -120,6 +139,15 @@ def test_the_steps_and_comparisons_of_each_size_are_on_the_page(small: tuple[Pat
     assert Step.PEER_CORRECT in peer.runs and Step.PEER_INCREMENTAL in peer.runs
     assert peer.idempotency is not None and peer.idempotency.passed
     assert "floor vs dbt incremental: fct_order_items **equal**, fct_daily_revenue **equal**" in text
+    # the largest size's history grown in 2 runs beside the one built at once: the same batch on both,
+    # alternately, and the same business tables after it
+    grown = [r for r in res.sizes if Step.GROWN_INCREMENTAL in r.runs]
+    assert [r.label for r in grown] == ["36k"] and grown[0].grown_steps == 2
+    assert len(grown[0].repeats[Step.GROWN_INCREMENTAL]) == 2 and grown[0].grown_vs_once
+    assert all(d.equal for d in grown[0].grown_vs_once), grown[0].grown_vs_once
+    assert len(re.findall(r"^\| grown_(history|incremental) \| .*\| [0-9.,]+ \|", per_size, flags=re.M)) == 2
+    assert "history grown in 2 runs vs built in one run, after the batch: fct_order_items **equal**" in text
+    assert grown[0].runs[Step.GROWN_INCREMENTAL].statements["(run level)"]["checkpoint"] is not None
 
 
 def test_the_incremental_run_is_timed_in_phases_and_parsed_partially(small: tuple[Path, str, str]) -> None:

@@ -95,6 +95,32 @@ def test_r4_names_the_peers_correctness_and_r5_the_idempotency_check() -> None:
     )
 
 
+def test_rg_is_the_grown_history_against_the_one_built_at_once_only_with_equal_tables() -> None:
+    equal = (TableDiff("fct_order_items", 0, 0), TableDiff("fct_daily_revenue", 0, 0))
+    at_checkpoint = {"(run level)": {"checkpoint": 2.5}}
+    grown = dataclasses.replace(
+        MID,
+        grown_steps=10,
+        grown_vs_once=equal,
+        runs={
+            **MID.runs,
+            Step.INCREMENTAL: Run(wall_s=12.0, inside_s=6.0, statements={"(run level)": {"checkpoint": 0.9}}),
+            Step.GROWN_INCREMENTAL: Run(wall_s=15.0, inside_s=7.0, statements=at_checkpoint),
+        },
+    )
+    rg, rgc = r.rg_grown_over_once([SMALL, grown, LARGE])
+    assert (rg.name, rg.wall, rg.inside, rg.verdict) == (
+        "t_inc(10M grown in 10 runs) / t_inc(10M built in one run)",
+        1.25,
+        7 / 6,
+        r.Verdict.MET,  # judged on model time
+    )
+    assert (rgc.wall, rgc.verdict, rgc.name.endswith("(built in one run: 0.90 s)")) == (2.5, r.Verdict.NOT_MET, True)
+    unequal = dataclasses.replace(grown, grown_vs_once=(TableDiff("fct_order_items", 1, 2),))
+    assert r.rg_grown_over_once([unequal])[0].verdict is r.Verdict.NOT_MET
+    assert [x.verdict for x in r.rg_grown_over_once(SIZES)] == [r.Verdict.NOT_MEASURED]
+
+
 def test_results_json_reads_back_as_the_same_records(tmp_path: Path) -> None:
     machine = Machine("cpu", 2, 8.0, "linux", "3.11", "1.11", "1.11", "2.0", 1, "8GB", "abc", ("models/x.sql",))
     full = dataclasses.replace(
