@@ -46,6 +46,11 @@ class GrownWarehouse:
     def landing(self) -> Path:
         return self.work / "landing_grown"
 
+    def land(self, files: list[Path]) -> None:
+        """Copies of `files` in the grown landing folder (see the module docstring: not links)."""
+        for f in files:
+            shutil.copy2(f, self.landing / f.name)
+
     def dbt(self, args: list[str], name: str) -> Run:
         return dbt(
             self.project,
@@ -82,8 +87,7 @@ def grow(g: GrownWarehouse, history: list[Path], steps: int, n: int) -> Run:
     g.dbt(["seed"], "grown_seed")
     runs = []
     for i, files in enumerate(step_days(history, steps), 1):
-        for f in files:
-            shutil.copy2(f, g.landing / f.name)
+        g.land(files)
         days = f"{files[0].name[:10]} to {files[-1].name[:10]}"
         log(f"{label(n)}: grown history, run {i}/{steps}: {len(files)} files, {days}")
         runs.append(g.dbt(["run"], f"grown_history_{i}"))

@@ -171,8 +171,7 @@ def incremental_and_floor(s: Size, batch: list[Path], grown: GrownWarehouse | No
     link_files(batch, landing)
     tries: dict[Step, list[Run]] = {Step.INCREMENTAL: [], Step.FLOOR: []}
     if grown:
-        for f in batch:
-            shutil.copy2(f, grown.landing / f.name)
+        grown.land(batch)
         tries[Step.GROWN_INCREMENTAL] = []
     for i in range(s.plan.repeats):
         suffix = f"_{i + 1}" if i else ""
