@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from bench import measure
-from bench.common import BENCH, ROOT, SCRATCH, bench_env, log, machine, parse_size, snapshot_project, utc_now
+from bench.common import BENCH, ROOT, SCRATCH, bench_env, label, log, machine, parse_size, snapshot_project, utc_now
 from bench.ratios import ratios
 from bench.render import write_page
 from bench.results import Mode, Results, load, save
@@ -84,10 +84,10 @@ def parser() -> argparse.ArgumentParser:
         "--grown-size",
         default=None,
         help="size whose history is also grown by runs, beside the one built at once (full: 10M; quick: 3M; "
-        "small: the largest; 0: none)",
+        "small: the largest; sizes given one by one: none; 0: none)",
     )
     p.add_argument(
-        "--grown-steps", type=int, default=None, help="runs that grow that history (10; small: 2), at most its days"
+        "--grown-steps", type=int, default=None, help="runs that grow that history (10, at most its days; small: 2)"
     )
     p.add_argument("--threads", type=int, default=1, help="dbt threads (DuckDB parallelizes each statement itself)")
     p.add_argument("--keep", action="store_true", help="keep warehouses and landing folders")
@@ -118,17 +118,19 @@ def plan(a: argparse.Namespace, p: argparse.ArgumentParser) -> tuple[Mode, list[
     except argparse.ArgumentTypeError as e:
         p.error(f"--size and the size flags: {e}")
     if grown_size != -1 and grown_size not in sizes:
-        p.error(f"--grown-size must be one of the run's sizes ({', '.join(map(str, sizes))}) or 0; got {grown_size}")
+        p.error(
+            f"--grown-size must be one of the run's sizes ({', '.join(map(label, sizes))}) or 0; "
+            f"got {label(grown_size)}"
+        )
     if a.repeats < 1:
         p.error(f"--repeats must be 1 or more (each size needs one incremental run and one floor); got {a.repeats}")
     if a.batch_events is not None and a.batch_events < 1:
         p.error(f"--batch-events must be 1 or more; got {a.batch_events}")
     batch = a.batch_events or (6000 if mode is Mode.SMALL else 100_000)
-    grown_steps = a.grown_steps if a.grown_steps is not None else 2 if mode is Mode.SMALL else 10
-    if grown_size != -1 and not 2 <= grown_steps <= max(2, grown_size // batch):
-        p.error(
-            f"--grown-steps must be 2 to the grown history's {max(2, grown_size // batch)} days; got {a.grown_steps}"
-        )
+    grown_days = max(2, grown_size // batch)  # bench/sizes.py deliveries: the history's days
+    grown_steps = a.grown_steps if a.grown_steps is not None else 2 if mode is Mode.SMALL else min(10, grown_days)
+    if grown_size != -1 and not 2 <= grown_steps <= grown_days:
+        p.error(f"--grown-steps must be 2 to the grown history's {grown_days} days; got {grown_steps}")
     if a.threads < 1:
         p.error(f"--threads must be 1 or more; got {a.threads}")
     if not one_pass <= full_sizes:

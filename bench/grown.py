@@ -69,12 +69,19 @@ def summed(runs: list[Run]) -> Run:
     for r in runs:
         for name, t in r.models.items():
             models[name] = models.get(name, 0.0) + t
+
+    def total(values: list[float | None]) -> float | None:
+        return None if None in values else sum(v for v in values if v is not None)
+
+    peaks = [r.peak_rss_mb for r in runs if r.peak_rss_mb is not None]
     return Run(
         wall_s=sum(r.wall_s for r in runs),
-        inside_s=sum(r.inside_s or 0.0 for r in runs),
-        tests_s=0.0,
-        overhead_s=sum(r.overhead_s or 0.0 for r in runs),
-        peak_rss_mb=max((r.peak_rss_mb or 0.0 for r in runs), default=None),
+        inside_s=total([r.inside_s for r in runs]),
+        tests_s=total([r.tests_s for r in runs]),
+        hooks_s=total([r.hooks_s for r in runs]),
+        dbt_elapsed_s=total([r.dbt_elapsed_s for r in runs]),
+        overhead_s=total([r.overhead_s for r in runs]),
+        peak_rss_mb=max(peaks) if peaks else None,
         load_before=runs[0].load_before if runs else None,
         load_after=runs[-1].load_after if runs else None,
         models=models,

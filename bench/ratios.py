@@ -187,7 +187,8 @@ def rg_grown_over_once(sizes: Sequence[SizeResult]) -> list[Ratio]:
     grown_c, once_c = checkpoint_s(r, Step.GROWN_INCREMENTAL), checkpoint_s(r, Step.INCREMENTAL)
     rgc = Ratio(
         "RGc",
-        f"DuckDB's checkpoint in that run on the grown history, s (built in one run: {once_c or 0:.2f} s)",
+        "DuckDB's checkpoint in that run on the grown history, s (built in one run: "
+        + (f"{once_c:.2f} s)" if once_c is not None else "-)"),
         grown_c,
         None,
         CHECKPOINT_TARGET_S,

@@ -41,12 +41,12 @@ COMMAND_ROWS = (
         "recompute at 10M, the 10M history also grown by 10 runs beside the one built at once (RG), dbt "
         "microbatch at 1M, the 30M history at a 2GB `memory_limit`, the harness idempotency check at "
         "1M; writes [benchmarks.results.json](benchmarks.results.json) and this page "
-        "from it (28 minutes on a 2-core AMD EPYC machine)",
+        "from it (32 minutes on a 2-core AMD EPYC machine)",
     ),
     (
         "bench-quick",
         "the same steps at 1M and 3M only (3M also grown by 10 runs); writes `target/bench/quick/` "
-        "(results.json, the page, the plot), never a committed page (3.6 minutes on that machine)",
+        "(results.json, the page, the plot), never a committed page",
     ),
     (
         "bench-drift",

@@ -169,6 +169,7 @@ class SizeResult:
     idempotency: Idempotency | None = None
     grown_steps: int = 0  # the history grown in this many runs beside the one built at once (0: not)
     grown_vs_once: tuple[TableDiff, ...] = ()
+    grown_registry_runs: int = 0  # runs the grown warehouse's registry holds after the batch
 
     def run(self, step: Step) -> Run | None:
         return self.runs.get(step)

@@ -180,7 +180,7 @@ def incremental_and_floor(s: Size, batch: list[Path], grown: GrownWarehouse | No
             shutil.copyfile(pre_db, floor_db)
             if grown:
                 shutil.copyfile(grown.pre_incremental, grown.wh)
-            os.sync()  # the copies' dirty pages are not written during the timed runs
+        os.sync()  # the copies' dirty pages (and the first repeat's batch copies) are not written during the timed runs
         log(f"{label(s.n)}: dbt run (incremental, {len(batch)} batch files){f', repeat {i + 1}' if i else ''}")
         tries[Step.INCREMENTAL].append(s.dbt(["run"], f"incremental{suffix}"))
         tries[Step.FLOOR].append(
@@ -191,12 +191,13 @@ def incremental_and_floor(s: Size, batch: list[Path], grown: GrownWarehouse | No
         if grown:
             log(f"{label(s.n)}: dbt run (incremental on the grown history){f', repeat {i + 1}' if i else ''}")
             tries[Step.GROWN_INCREMENTAL].append(grown.dbt(["run"], f"grown_incremental{suffix}"))
-    if not s.plan.keep:  # --keep keeps the warehouses as they were before the batch, too
+    if not s.plan.keep:  # --keep keeps the copies taken before the batch too (with --repeats above 1)
         pre_db.unlink(missing_ok=True)
         if grown:
             grown.pre_incremental.unlink(missing_ok=True)
     if grown:
         s.fields["grown_vs_once"] = table_diff(s.wh, grown.wh, fct_pairs())
+        s.fields["grown_registry_runs"] = scalar(grown.wh, "select count(*) from main.rerun_safe_runs")
     for step, runs in tries.items():
         s.runs[step] = min(runs, key=lambda x: x.inside_s or 0.0)
     s.fields["repeats"] = {

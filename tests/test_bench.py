@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.grown import GrownWarehouse
 from bench.ratios import Verdict, ratios
 from bench.render import render
 from bench.results import Results, Step, load
@@ -148,6 +149,23 @@ def test_the_steps_and_comparisons_of_each_size_are_on_the_page(small: tuple[Pat
     assert len(re.findall(r"^\| grown_(history|incremental) \| .*\| [0-9.,]+ \|", per_size, flags=re.M)) == 2
     assert "history grown in 2 runs vs built in one run, after the batch: fct_order_items **equal**" in text
     assert grown[0].runs[Step.GROWN_INCREMENTAL].statements["(run level)"]["checkpoint"] is not None
+    # its registry after the batch: the seed, the 2 growing runs and the batch's last repeat, which
+    # ran on a fresh copy of the grown warehouse (a copy of the other one, or none, counts otherwise)
+    assert grown[0].grown_registry_runs == 1 + 2 + 1, grown[0].grown_registry_runs
+
+
+def test_the_grown_landing_folder_holds_copies_that_leave_the_history_files_untouched(tmp_path: Path) -> None:
+    """A new hard link changes the file's ctime, which the landing door reads as a changed file: the
+    warehouse built at once would inspect every history file again in its timed run."""
+    src = tmp_path / "2026-11-01_a.csv"
+    src.write_text("event_id\n1\n")
+    before = src.stat()
+    grown = GrownWarehouse(ROOT, {}, tmp_path / "work")
+    grown.landing.mkdir(parents=True)
+    grown.land([src])
+    after, copy = src.stat(), (grown.landing / src.name).stat()
+    assert (after.st_nlink, after.st_ctime_ns) == (before.st_nlink, before.st_ctime_ns)
+    assert copy.st_ino != after.st_ino and (grown.landing / src.name).read_text() == src.read_text()
 
 
 def test_the_incremental_run_is_timed_in_phases_and_parsed_partially(small: tuple[Path, str, str]) -> None:
