@@ -59,6 +59,8 @@ def test_a_bad_size_is_refused_naming_the_flag_before_any_write(tmp_path: Path) 
         (("--grown-size", "36k;x"), "not a size"),
         (("--grown-steps", "1"), "--grown-steps must be 2 to the grown history's 6 days"),
         (("--grown-steps", "7"), "--grown-steps must be 2 to the grown history's 6 days"),
+        (("--grown-steps", "9" * 30), "--grown-steps must be 2 to the grown history's 6 days"),
+        (("--grown-size", "36k 12k"), "not a size"),
     ],
 )
 def test_a_bad_grown_history_flag_is_refused_naming_it_before_any_write(
