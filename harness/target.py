@@ -31,6 +31,9 @@ from harness.errors import Refused
 SCRATCH_TARGET = "rerun_safe_scratch"
 WAREHOUSE_ENV = "RERUN_SAFE_SCRATCH_WAREHOUSE"
 SCHEMA_ENV = "RERUN_SAFE_SCRATCH_SCHEMA"
+# DuckDB's `threads` in the scratch profile: the user's own (or DuckDB's default) unless a lane
+# sets this (the determinism check runs its two builds on one thread).
+THREADS_ENV = "RERUN_SAFE_SCRATCH_DUCKDB_THREADS"
 DUCKDB_CATALOG = "warehouse"  # every lane's file is <lane>/warehouse/warehouse.duckdb
 # Adapters the harness can run checks on (harness.engines: DuckDB files, PostgreSQL schemas).
 DRIVEN_ADAPTERS = ("duckdb", "postgres", "spark")
@@ -166,10 +169,30 @@ def scratch_profile(
                 f"target {target_name} attaches {attachment!r} writable: a model could write "
                 "into it. Attach it with `read_only: true` for the harness (nothing was built)."
             )
-    settings["path"] = "{{ env_var('" + WAREHOUSE_ENV + "') }}"
-    # External materializations write files: keep them in the scratch folder too.
-    settings["external_root"] = "{{ env_var('" + WAREHOUSE_ENV + "') ~ '.external' }}"
-    return _write(out_dir, profile_name, target_name, adapter, settings, threads, user_location=user_location)
+    own: dict[str, Any] = {
+        "path": "{{ env_var('" + WAREHOUSE_ENV + "') }}",
+        # External materializations write files: keep them in the scratch folder too.
+        "external_root": "{{ env_var('" + WAREHOUSE_ENV + "') ~ '.external' }}",
+        "settings": {
+            **_escape_jinja(dict(settings.get("settings") or {})),
+            "threads": "{{ env_var('" + THREADS_ENV + "', " + json.dumps(duckdb_threads(settings)) + ") }}",
+        },
+    }
+    settings.update(own)
+    return _write(out_dir, profile_name, target_name, adapter, settings, threads, user_location=user_location, own=own)
+
+
+def duckdb_threads(settings: dict[str, Any]) -> str:
+    """The threads a DuckDB target runs with: its `settings` or `config_options`, else DuckDB's
+    default on this machine."""
+    for group in ("settings", "config_options"):
+        value = (settings.get(group) or {}).get("threads")
+        if value is not None:
+            return str(value)
+    import duckdb
+
+    with duckdb.connect(":memory:") as con:
+        return str(con.execute("select current_setting('threads')").fetchone()[0])  # type: ignore[index]
 
 
 def _write(
@@ -183,12 +206,14 @@ def _write(
     user_location: str,
     user_schema: str = "",
     database: str = "",
+    own: dict[str, Any] | None = None,
 ) -> ScratchProfile:
     """Write the harness's profiles.yml: on a server, the schema becomes each lane's scratch
-    schema (SCHEMA_ENV); the user's settings (host, user, password, ...) are kept."""
-    written = dict(settings)
-    if adapter != "duckdb":
-        written["schema"] = "{{ env_var('" + SCHEMA_ENV + "') }}"
+    schema (SCHEMA_ENV); the user's settings (host, user, password, ...) are kept, literal
+    (rendered once already), and the harness's own env_var() values (`own`) added after."""
+    if own is None:
+        own = {"schema": "{{ env_var('" + SCHEMA_ENV + "') }}"} if adapter != "duckdb" else {}
+    written = {**_escape_jinja(dict(settings)), **own}
     if threads is not None:
         written["threads"] = threads
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -196,7 +221,7 @@ def _write(
     (out_dir / "profiles.yml").write_text(
         "# Written by the rerun-safe harness: the user's target with its location replaced by\n"
         "# a scratch file or schema the harness created. Never edit; deleted with the work folder.\n"
-        + yaml.safe_dump(_escape_jinja(profile), sort_keys=False)
+        + yaml.safe_dump(profile, sort_keys=False)
     )
     return ScratchProfile(
         profiles_dir=out_dir,
@@ -211,19 +236,12 @@ def _write(
 
 
 def _escape_jinja(value: Any) -> Any:
-    """Rendered values are written back into a file dbt renders again: keep them literal,
-    except the harness's own env_var() calls."""
+    """Rendered values are written back into a file dbt renders again: keep them literal."""
     if isinstance(value, dict):
         return {key: _escape_jinja(item) for key, item in value.items()}
     if isinstance(value, list):
         return [_escape_jinja(item) for item in value]
-    if (
-        isinstance(value, str)
-        and ("{{" in value or "{%" in value)
-        and "rerun_safe_scratch" not in value.lower()
-        and WAREHOUSE_ENV not in value
-        and SCHEMA_ENV not in value
-    ):
+    if isinstance(value, str) and ("{{" in value or "{%" in value or "{#" in value):
         return "{{ " + json.dumps(value) + " }}"
     return value
 

@@ -4,11 +4,17 @@ depend on; every table must be identical.
 The first build reads the deliveries as they are. The second reads the same rows written in
 reverse order within each file (the first row last; the header, every value, names, Hive
 folders and mtimes kept), the files of each batch created (landing) or loaded
-(--load-sources) in reverse order, and, where the engine's parallelism can be set from outside
-the profile, another parallelism (PostgreSQL: no parallel workers). A tie in an ORDER BY or a
-window (`row_number() over (partition by buyer order by order_date desc)` with two orders on
-one day), `any_value`, or a `limit` without an order then picks another row. The batches keep
-their order: what a reordered delivery does is the `batches` check's question.
+(--load-sources) in reverse order. A tie in an ORDER BY or a window (`row_number() over
+(partition by buyer order by order_date desc)` with two orders on one day), `any_value`, or a
+`limit` without an order then picks another row. The batches keep their order: what a
+reordered delivery does is the `batches` check's question.
+
+Both builds run their queries without parallelism where the harness can set it (DuckDB:
+`threads = 1`; PostgreSQL: no parallel workers): rows then reach a query in the order they are
+read, so the reversal is the only difference and the verdict is the same on every run. With
+threads, which of two tied rows wins also depends on which thread reads first: the verdict
+would change from run to run. The price: a tie between rows of two files read in name order
+(files keep their names) goes the same way in both builds and is not found.
 
 A reversed file is another file to a model that reads its layout: its bytes (a content hash
 identifying the delivery) or a row's line number. Such a model declares
@@ -87,6 +93,8 @@ class Determinism(NeedsDeliveries[NoOptions]):
         started = time.monotonic()
         batches = ctx.batches()
         natural = ctx.lane(NAME, "as_delivered")
+        serial, setting = natural.store.serial_env()
+        natural.extra_env.update(serial)
         for batch in batches:
             natural.deliver(batch.files)
         first = natural.dbt("build", select=ctx.build_select)
@@ -96,8 +104,7 @@ class Determinism(NeedsDeliveries[NoOptions]):
         project = manifest_of(first)
 
         reordered = ctx.lane(NAME, "rows_reversed")
-        env, parallelism = reordered.store.other_parallelism()
-        reordered.extra_env.update(env)
+        reordered.extra_env.update(serial)
         rewritten = reversed_deliveries(batches, reordered.root / "deliveries")
         if ctx.loader is None:  # a landing folder: every file created in reverse order
             reordered.deliver(f for batch in reversed(rewritten) for f in batch.files)
@@ -126,5 +133,5 @@ class Determinism(NeedsDeliveries[NoOptions]):
         exercised: dict[str, object] = {
             "files rewritten in reverse row order": sum(len(b.files) for b in rewritten),
         }
-        notes.append(f"parallelism: {parallelism}")
+        notes.append(f"parallelism: {setting} in both builds" if serial else f"parallelism: {setting}")
         return finish(NAME, started, [comparison], [natural, reordered], notes, ctx=ctx, exercised=exercised)

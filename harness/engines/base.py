@@ -21,7 +21,7 @@ A `Store` hides what differs between warehouses from the checks:
 | diffs and key checks | in DuckDB, the two snapshot files attached | in the database, through the connection dbt's postgres adapter opens |
 | clean-up | the work folder is deleted | every schema the run created (one prefix per run) is dropped |
 | a lane's landing path in values | replaced by `<landing>` in a snapshot (`unroot`) | kept: the server reads the landing folder, names are the project's |
-| other parallelism (determinism) | not settable from outside the profile (`threads` is a profile setting) | `max_parallel_workers_per_gather = 0` through `PGOPTIONS` |
+| serial builds (determinism) | `threads = 1` (the scratch profile's `settings.threads` reads an env var) | `max_parallel_workers_per_gather = 0` through `PGOPTIONS` |
 
 Relations are named by their *logical* schema everywhere outside the store: the schema the
 user's target would have used (a lane's `rs_<run>_l03_marts` is reported as `analytics_marts`),
@@ -166,10 +166,10 @@ class Store:
         del snapshot, roots, placeholder
         return 0
 
-    def other_parallelism(self) -> tuple[dict[str, str], str]:
-        """Env vars that make the engine run a build's queries with another parallelism (a
-        correct model gives the same rows), and what they change; ({}, why not) when the
-        harness cannot set it from outside the profile."""
+    def serial_env(self) -> tuple[dict[str, str], str]:
+        """Env vars that make the engine run each query of a build without parallelism, so
+        rows reach a query in the order they are read and a build's result is reproducible,
+        and what they set; ({}, why not) when the harness cannot set it."""
         return {}, f"{self.adapter}: the engine's parallelism is not settable from outside the profile"
 
     def schema_map(self, place: str) -> tuple[str, str] | None:

@@ -20,7 +20,7 @@ import duckdb
 
 from harness.engines.base import LoadPlan, NameOf, Relation, Snapshot, Sql, Store, quote
 from harness.errors import MissingInput
-from harness.target import WAREHOUSE_ENV
+from harness.target import THREADS_ENV, WAREHOUSE_ENV
 
 SYSTEM_SCHEMAS = ("information_schema", "pg_catalog")
 FROZEN_PREFIX = "__rerun_safe_frozen_"
@@ -139,6 +139,11 @@ class DuckDBStore(Store):
     def env(self, place: str) -> dict[str, str]:
         Path(place).parent.mkdir(parents=True, exist_ok=True)
         return {WAREHOUSE_ENV: place}
+
+    def serial_env(self) -> tuple[dict[str, str], str]:
+        """One thread (the scratch profile's `settings.threads`): files and rows are scanned in
+        order, so a tie goes the same way whenever the input is the same."""
+        return {THREADS_ENV: "1"}, "threads = 1"
 
     def exists(self, place: str) -> bool:
         return Path(place).exists()

@@ -92,10 +92,10 @@ PG_TYPES = {
 class PostgresStore(SchemaStore):
     adapter = "postgres"
 
-    def other_parallelism(self) -> tuple[dict[str, str], str]:
+    def serial_env(self) -> tuple[dict[str, str], str]:
         """No parallel workers (libpq's PGOPTIONS, added to the user's): a plan without Gather."""
         options = (os.environ.get("PGOPTIONS", "") + " -c max_parallel_workers_per_gather=0").strip()
-        return {"PGOPTIONS": options}, "max_parallel_workers_per_gather = 0 in the second build"
+        return {"PGOPTIONS": options}, "max_parallel_workers_per_gather = 0"
 
     def __init__(self, settings: dict[str, Any], token: str, logical_schema: str) -> None:
         super().__init__(token, logical_schema)

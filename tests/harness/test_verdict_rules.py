@@ -6,6 +6,7 @@ mutation/mutants.yml (X..) that it kills."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -31,7 +32,7 @@ from harness.project import CompareMode, Model, Project, RerunSafeMeta
 from harness.reference import Reference
 from harness.results import CheckResult, Comparison, Interruption, Status, TableDiff, Trial
 from harness.runner import run_checks
-from harness.target import SCHEMA_ENV, WAREHOUSE_ENV, ScratchProfile, check_locations, scratch_profile
+from harness.target import SCHEMA_ENV, THREADS_ENV, WAREHOUSE_ENV, ScratchProfile, check_locations, scratch_profile
 from harness.workspace import Lane, Spawned
 from tests.harness.helpers import DELIVERIES, PROJECTS
 
@@ -230,6 +231,37 @@ def test_a_hard_coded_duckdb_path_is_replaced(tmp_path: Path) -> None:
     assert WAREHOUSE_ENV in target["external_root"]
     assert target["threads"] == 2
     assert scratch.user_location == str(tmp_path / "prod.duckdb")
+
+
+def test_the_scratch_profile_runs_duckdb_on_the_threads_a_lane_sets(tmp_path: Path) -> None:
+    # determinism builds on one thread: the setting must reach the connection dbt opens
+    project = _project(
+        tmp_path / "p",
+        """\
+        tiny:
+          target: dev
+          outputs:
+            dev: {type: duckdb, path: ":memory:", settings: {threads: 3, memory_limit: 1GB}}
+        """,
+    )
+    scratch_profile(project, project, None, {}, tmp_path / "out")
+    target = _written(tmp_path / "out")
+    assert target["settings"]["memory_limit"] == "1GB"  # the user's settings are kept
+    assert target["settings"]["threads"] == "{{ env_var('" + THREADS_ENV + '\', "3") }}'
+
+    def threads_seen(env: dict[str, str]) -> str:
+        done = subprocess.run(
+            [str(Path(sys.executable).parent / "dbt"), "show", "--inline", "select current_setting('threads') as t",
+             "--output", "json", "--log-format", "json", "--project-dir", str(project),
+             "--profiles-dir", str(tmp_path / "out")],
+            capture_output=True, text=True, env={**env, WAREHOUSE_ENV: str(tmp_path / "w.duckdb")}, cwd=project,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
+        return re.findall(r'\\"t\\": (\d+)', done.stdout)[0]
+
+    env = {k: v for k, v in os.environ.items() if k != THREADS_ENV}
+    assert threads_seen(env) == "3"
+    assert threads_seen({**env, THREADS_ENV: "1"}) == "1"
 
 
 def test_a_writable_attachment_is_refused(tmp_path: Path) -> None:
