@@ -30,7 +30,7 @@
             {'columns': ['item_key']},
             {'columns': ['revenue_date']},
         ]),
-        meta={'rerun_safe': {'volatile_columns': ['_changed_run_seq', '_written_run_seq', 'first_seen_run_seq'], 'records_deliveries': true, 'unique_key_repeats': true}},
+        meta={'rerun_safe': {'volatile_columns': ['_changed_run_seq', '_written_run_seq', 'first_seen_run_seq'], 'records_deliveries': true, 'unique_key_repeats': true, 'layout_order': ['revenue_date', 'event_key']}},
         post_hook=[
             "{{ rerun_safe.log_model_run(
                 this_run={

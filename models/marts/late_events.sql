@@ -17,7 +17,7 @@
         ]),
         partition_by='revenue_date',
         partition_keep_rows='status is not null',
-        meta={'rerun_safe': {'volatile_columns': ['first_seen_run_seq'], 'unique_key_repeats': true}},
+        meta={'rerun_safe': {'volatile_columns': ['first_seen_run_seq'], 'unique_key_repeats': true, 'layout_order': ['revenue_date', 'event_key']}},
         post_hook=[
             "{{ rerun_safe.log_model_run(
                 all_rows={
