@@ -29,12 +29,8 @@
 
 {#- min_deleted_percent: a whole number from 0 to 100 (an int or a string of digits). -#}
 {% macro _maintain_threshold(value) %}
-    {%- if value is number and value is not sameas true and value is not sameas false and value == (value | int) -%}
-        {%- set parsed = value | int -%}
-    {%- elif value is string and modules.re.fullmatch('[0-9]{1,3}', value.strip()) -%}
-        {%- set parsed = value.strip() | int -%}
-    {%- endif -%}
-    {%- if parsed is not defined or parsed < 0 or parsed > 100 -%}
+    {%- set parsed = rerun_safe._whole_number(value, 0, 100) -%}
+    {%- if parsed is none -%}
         {{- exceptions.raise_compiler_error(
             "rerun_safe_maintain: min_deleted_percent must be a whole number from 0 to 100; got "
             ~ (value | string | truncate(80, true, '...'))
