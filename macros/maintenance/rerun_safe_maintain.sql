@@ -65,6 +65,7 @@
             {%- do plan.append({
                 'relation': relation,
                 'order': rerun_safe._layout_order(node, relation),
+                'deleted': stored > live,
                 'due': stored > live and percent >= threshold,
                 'what': relation.schema ~ "." ~ relation.identifier ~ ": " ~ "%.1f" | format(percent)
                     ~ " % of " ~ stored ~ " stored rows deleted",
@@ -83,7 +84,7 @@
                 ~ "%.1f" | format((modules.datetime.datetime.now() - started).total_seconds()) ~ " s", info=true) -}}
         {%- else -%}
             {{- log("rerun_safe_maintain: " ~ table.what ~ ": " ~ ("due (dry run: not rewritten)" if table.due
-                else "kept (under " ~ threshold ~ " %)"), info=true) -}}
+                else "kept (under " ~ threshold ~ " %)" if table.deleted else "kept (nothing deleted)"), info=true) -}}
         {%- endif -%}
     {%- endfor -%}
     {%- if rewritten -%}
